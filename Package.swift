@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "imgbench",
+    products: [
+        .executable(name: "imgbench", targets: ["imgbench"]),
+        .library(name: "ImageBench", targets: ["ImageBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        // System libraries from Debian's -dev packages (scripts/setup installs the missing ones).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // Typed wrappers for what Swift cannot call: curl's variadic setopt/getinfo and
+        // libjpeg/libpng error handling, which needs setjmp/longjmp.
+        .target(
+            name: "CShims", dependencies: ["CCurl", "CJPEG", "CPNG"],
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jpeg"), .linkedLibrary("png16")]),
+        .target(
+            name: "ImageBench",
+            dependencies: [
+                "CShims", "CCurl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
+        .executableTarget(
+            name: "imgbench",
+            dependencies: [
+                "ImageBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(
+            name: "ImageBenchTests",
+            dependencies: ["ImageBench", "CShims"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,90 @@
+#ifndef IMGBENCH_CSHIMS_H
+#define IMGBENCH_CSHIMS_H
+
+// Typed wrappers for the C calls Swift cannot make itself: libcurl's variadic setopt/getinfo, and
+// libjpeg/libpng decoding and encoding, whose error handling longjmps out of the library (libjpeg's
+// default handler would call exit()).
+
+#include <stddef.h>
+#include <stdint.h>
+#include <curl/curl.h>
+
+// MARK: - curl
+
+CURLcode ib_curl_easy_set_long(CURL *handle, CURLoption option, long value);
+CURLcode ib_curl_easy_set_offset(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode ib_curl_easy_set_string(CURL *handle, CURLoption option, const char *value);
+CURLcode ib_curl_easy_set_pointer(CURL *handle, CURLoption option, void *value);
+
+typedef size_t (*ib_curl_write_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
+typedef int (*ib_curl_xferinfo_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                         curl_off_t ultotal, curl_off_t ulnow);
+CURLcode ib_curl_easy_set_write_function(CURL *handle, ib_curl_write_callback callback);
+CURLcode ib_curl_easy_set_header_function(CURL *handle, ib_curl_write_callback callback);
+CURLcode ib_curl_easy_set_xferinfo_function(CURL *handle, ib_curl_xferinfo_callback callback);
+
+CURLcode ib_curl_easy_get_long(CURL *handle, CURLINFO info, long *value);
+CURLcode ib_curl_easy_get_offset(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode ib_curl_easy_get_pointer(CURL *handle, CURLINFO info, void **value);
+
+CURLMcode ib_curl_multi_set_long(CURLM *multi, CURLMoption option, long value);
+
+// MARK: - images
+
+/// Result codes shared by the image calls below.
+typedef enum {
+    IB_IMAGE_OK = 0,
+    IB_IMAGE_CORRUPT = 1,      // the library reported an error while reading
+    IB_IMAGE_UNSUPPORTED = 2,  // valid data the decoder does not handle (e.g. 12-bit JPEG, CMYK)
+    IB_IMAGE_TOO_LARGE = 3,    // header promises more pixels than the caller's limit
+    IB_IMAGE_NO_MEMORY = 4,
+} ib_image_status;
+
+/// Header facts, read without decoding pixels.
+typedef struct {
+    uint32_t width;
+    uint32_t height;
+    int components;    // channels in the file (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA/CMYK)
+    int bit_depth;     // 8 for JPEG; 1..16 for PNG
+    int progressive;   // JPEG only
+    int has_alpha;
+} ib_image_info;
+
+/// A message buffer for the library's error text (NUL-terminated, truncated to fit).
+#define IB_ERROR_CAPACITY 200
+
+int ib_jpeg_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error);
+
+/// Decodes a JPEG to RGBA8 at 1/scale_denom of its size (scale_denom 1, 2, 4 or 8: libjpeg's DCT
+/// scaling, the cheap way to decode a big photo for a small cell). `output` must hold
+/// out_width*out_height*4 bytes, where the size comes from ib_jpeg_scaled_size. Counts libjpeg's
+/// warnings (recoverable damage) in *warnings.
+int ib_jpeg_scaled_size(const uint8_t *data, size_t length, int scale_denom,
+                        uint32_t *out_width, uint32_t *out_height, char *error);
+int ib_jpeg_decode_rgba(const uint8_t *data, size_t length, int scale_denom,
+                        uint8_t *output, size_t output_capacity, int *warnings, char *error);
+
+/// Encodes 8-bit pixels (components 1 = gray, 3 = RGB) to a malloc'd JPEG; free with ib_free.
+int ib_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components,
+                   int quality, int progressive, uint8_t **out, size_t *out_length, char *error);
+
+int ib_png_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error);
+
+/// Decodes any PNG (palette, gray, gray+alpha, RGB, RGBA; 1..16 bits) to RGBA8, exactly: 16-bit
+/// samples are scaled with rounding, gray is replicated, missing alpha is 255. No gamma change.
+int ib_png_decode_rgba(const uint8_t *data, size_t length, uint8_t *output,
+                       size_t output_capacity, char *error);
+
+/// Encodes to a malloc'd PNG; free with ib_free. `bit_depth` is 8 or 16 (16-bit samples are
+/// big-endian pairs, as PNG stores them). `color_type` is a PNG_COLOR_TYPE_* value.
+int ib_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int color_type,
+                  int bit_depth, int compression_level, uint8_t **out, size_t *out_length,
+                  char *error);
+
+void ib_free(void *pointer);
+
+/// Library versions, for reports.
+const char *ib_libpng_version(void);
+int ib_libjpeg_version(void);
+
+#endif

@@ -1,0 +1,195 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+#include <jerror.h>
+#include "cshims.h"
+
+// libjpeg reports fatal errors through error_exit, which by default calls exit(). The standard fix:
+// an error manager that longjmps back to the caller, keeping the message for a typed error.
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char *message;
+} ib_jpeg_error;
+
+static void ib_jpeg_error_exit(j_common_ptr cinfo) {
+    ib_jpeg_error *err = (ib_jpeg_error *)cinfo->err;
+    if (err->message) {
+        char text[JMSG_LENGTH_MAX];
+        (*cinfo->err->format_message)(cinfo, text);
+        snprintf(err->message, IB_ERROR_CAPACITY, "%s", text);
+    }
+    longjmp(err->jump, 1);
+}
+
+// Warnings (damaged but decodable data) are counted in num_warnings, never printed.
+static void ib_jpeg_silent(j_common_ptr cinfo) { (void)cinfo; }
+
+static int ib_jpeg_status_for(int msg_code) {
+    switch (msg_code) {
+    case JERR_BAD_PRECISION:
+    case JERR_CONVERSION_NOTIMPL:
+    case JERR_NOT_COMPILED:
+    case JERR_BAD_J_COLORSPACE:
+    case JERR_NO_ARITH_TABLE:
+        return IB_IMAGE_UNSUPPORTED;
+    case JERR_OUT_OF_MEMORY:
+        return IB_IMAGE_NO_MEMORY;
+    default:
+        return IB_IMAGE_CORRUPT;
+    }
+}
+
+static void ib_jpeg_setup_errors(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err,
+                                 char *message) {
+    cinfo->err = jpeg_std_error(&err->base);
+    err->base.error_exit = ib_jpeg_error_exit;
+    err->base.output_message = ib_jpeg_silent;
+    err->message = message;
+    if (message) message[0] = 0;
+}
+
+int ib_jpeg_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error) {
+    struct jpeg_decompress_struct cinfo;
+    ib_jpeg_error err;
+    ib_jpeg_setup_errors(&cinfo, &err, error);
+    if (setjmp(err.jump)) {
+        int status = ib_jpeg_status_for(err.base.msg_code);
+        jpeg_destroy_decompress(&cinfo);
+        return status;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    info->width = cinfo.image_width;
+    info->height = cinfo.image_height;
+    info->components = cinfo.num_components;
+    info->bit_depth = cinfo.data_precision;
+    info->progressive = cinfo.progressive_mode ? 1 : 0;
+    info->has_alpha = 0;
+    jpeg_destroy_decompress(&cinfo);
+    return IB_IMAGE_OK;
+}
+
+static int ib_jpeg_prepare(struct jpeg_decompress_struct *cinfo, int scale_denom, char *error) {
+    if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "CMYK JPEG is not supported");
+        return IB_IMAGE_UNSUPPORTED;
+    }
+    cinfo->out_color_space = JCS_EXT_RGBA;
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = (unsigned int)(scale_denom > 0 ? scale_denom : 1);
+    return IB_IMAGE_OK;
+}
+
+int ib_jpeg_scaled_size(const uint8_t *data, size_t length, int scale_denom,
+                        uint32_t *out_width, uint32_t *out_height, char *error) {
+    struct jpeg_decompress_struct cinfo;
+    ib_jpeg_error err;
+    ib_jpeg_setup_errors(&cinfo, &err, error);
+    if (setjmp(err.jump)) {
+        int status = ib_jpeg_status_for(err.base.msg_code);
+        jpeg_destroy_decompress(&cinfo);
+        return status;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    int status = ib_jpeg_prepare(&cinfo, scale_denom, error);
+    if (status == IB_IMAGE_OK) {
+        jpeg_calc_output_dimensions(&cinfo);
+        *out_width = cinfo.output_width;
+        *out_height = cinfo.output_height;
+    }
+    jpeg_destroy_decompress(&cinfo);
+    return status;
+}
+
+int ib_jpeg_decode_rgba(const uint8_t *data, size_t length, int scale_denom,
+                        uint8_t *output, size_t output_capacity, int *warnings, char *error) {
+    struct jpeg_decompress_struct cinfo;
+    ib_jpeg_error err;
+    ib_jpeg_setup_errors(&cinfo, &err, error);
+    if (setjmp(err.jump)) {
+        int status = ib_jpeg_status_for(err.base.msg_code);
+        if (warnings) *warnings = (int)err.base.num_warnings;
+        jpeg_destroy_decompress(&cinfo);
+        return status;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    int status = ib_jpeg_prepare(&cinfo, scale_denom, error);
+    if (status != IB_IMAGE_OK) {
+        jpeg_destroy_decompress(&cinfo);
+        return status;
+    }
+    jpeg_start_decompress(&cinfo);
+    size_t stride = (size_t)cinfo.output_width * 4;
+    if (stride * cinfo.output_height > output_capacity) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
+        jpeg_destroy_decompress(&cinfo);
+        return IB_IMAGE_NO_MEMORY;
+    }
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW row = output + stride * cinfo.output_scanline;
+        jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+    if (warnings) *warnings = (int)err.base.num_warnings;
+    jpeg_destroy_decompress(&cinfo);
+    return IB_IMAGE_OK;
+}
+
+int ib_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components,
+                   int quality, int progressive, uint8_t **out, size_t *out_length, char *error) {
+    struct jpeg_compress_struct cinfo;
+    ib_jpeg_error err;
+    // Both fields must survive a longjmp, so they live in memory the jump does not roll back.
+    unsigned char *volatile buffer = NULL;
+    unsigned long buffer_length = 0;
+    cinfo.err = jpeg_std_error(&err.base);
+    err.base.error_exit = ib_jpeg_error_exit;
+    err.base.output_message = ib_jpeg_silent;
+    err.message = error;
+    if (error) error[0] = 0;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return IB_IMAGE_CORRUPT;
+    }
+    jpeg_create_compress(&cinfo);
+    unsigned char *dest = NULL;
+    jpeg_mem_dest(&cinfo, &dest, &buffer_length);
+    cinfo.image_width = width;
+    cinfo.image_height = height;
+    cinfo.input_components = components;
+    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    if (progressive) jpeg_simple_progression(&cinfo);
+    jpeg_start_compress(&cinfo, TRUE);
+    size_t stride = (size_t)width * (size_t)components;
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + stride * cinfo.next_scanline);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    buffer = dest;
+    jpeg_destroy_compress(&cinfo);
+    *out = buffer;
+    *out_length = buffer_length;
+    return IB_IMAGE_OK;
+}
+
+void ib_free(void *pointer) { free(pointer); }
+
+int ib_libjpeg_version(void) {
+#ifdef LIBJPEG_TURBO_VERSION_NUMBER
+    return LIBJPEG_TURBO_VERSION_NUMBER;
+#else
+    return JPEG_LIB_VERSION;
+#endif
+}

@@ -1,0 +1,42 @@
+/// A width × height size in pixels.
+public struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var pixelCount: Int { width * height }
+    public var description: String { "\(width)x\(height)" }
+}
+
+/// Decoded pixels: 8-bit RGBA, rows packed with no padding. What a UIImage backed by a decoded
+/// bitmap holds, and what the memory cache charges for.
+public struct DecodedImage: Sendable, Equatable {
+    public let size: PixelSize
+    /// The image's size in its file, before decode-time scaling and downsampling: what decode cost
+    /// is proportional to.
+    public let sourceSize: PixelSize
+    public var pixels: [UInt8]
+
+    public init(size: PixelSize, pixels: [UInt8], sourceSize: PixelSize? = nil) {
+        precondition(pixels.count == size.pixelCount * 4, "RGBA buffer does not match \(size)")
+        self.size = size
+        self.sourceSize = sourceSize ?? size
+        self.pixels = pixels
+    }
+
+    public var width: Int { size.width }
+    public var height: Int { size.height }
+
+    /// Bytes of memory the bitmap takes: the memory cache's cost.
+    public var cost: Int { pixels.count }
+
+    /// The RGBA value at (x, y), for tests and spot checks.
+    public func pixel(x: Int, y: Int) -> [UInt8] {
+        let offset = (y * width + x) * 4
+        return Array(pixels[offset..<offset + 4])
+    }
+}

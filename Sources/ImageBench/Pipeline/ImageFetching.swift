@@ -1,0 +1,51 @@
+/// Why a fetch produced no image bytes. Each case is a class of error counted in reports.
+public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The load was cancelled; `received` bytes had arrived by then.
+    case cancelled(received: Int)
+    /// The server answered with a non-2xx status.
+    case httpStatus(Int)
+    /// `--timeout` elapsed.
+    case timeout
+    /// Could not connect, or the connection broke before the body was complete.
+    case connection(String)
+    /// The body exceeded `--max-bytes`.
+    case tooLarge(limit: Int)
+
+    public var description: String {
+        switch self {
+        case .cancelled(let received): "cancelled after \(received) bytes"
+        case .httpStatus(let status): "HTTP status \(status)"
+        case .timeout: "timed out"
+        case .connection(let reason): "connection: \(reason)"
+        case .tooLarge(let limit): "body larger than --max-bytes \(limit)"
+        }
+    }
+}
+
+/// The bytes of one image and how long the network took to deliver them.
+public struct FetchResult: Sendable {
+    public var bytes: [UInt8]
+    /// From the start of the request to the first byte of the response.
+    public var timeToFirstByte: UInt64
+    /// From the first byte to the last.
+    public var transfer: UInt64
+}
+
+/// Limits that protect a fetch from a server that stalls or sends too much.
+public struct FetchLimits: Sendable, Equatable {
+    /// Whole-request time limit (`--timeout`), 10 s by default.
+    public var timeoutMilliseconds: Int
+    /// The largest body accepted (`--max-bytes`), 50 MB by default.
+    public var maxBytes: Int
+
+    public init(timeoutMilliseconds: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024) {
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.maxBytes = maxBytes
+    }
+}
+
+/// Fetches the bytes at a URL, blocking the calling worker until they arrive or the token is
+/// cancelled. A fetcher is used by one worker at a time.
+public protocol ImageFetching: AnyObject {
+    func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult
+}

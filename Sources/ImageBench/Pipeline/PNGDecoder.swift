@@ -1,0 +1,37 @@
+import CShims
+
+/// Decodes PNG through libpng into RGBA, exactly: palette, gray and 16-bit images are expanded and
+/// scaled without gamma changes, so decoded values are the file's values.
+public struct PNGDecoder: ImageDecoding {
+    public init() {}
+
+    public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+        guard !bytes.isEmpty else { throw .empty }
+        var info = ib_image_info()
+        var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
+        var status = bytes.withUnsafeBufferPointer { buffer in
+            ib_png_read_info(buffer.baseAddress, buffer.count, &info, &message)
+        }
+        try Self.check(status, message)
+        let size = PixelSize(width: Int(info.width), height: Int(info.height))
+        guard size.pixelCount > 0 else { throw .corrupt("zero dimensions \(size)") }
+        guard size.pixelCount <= limits.maxPixels else { throw .tooLarge(size, limit: limits.maxPixels) }
+        var pixels = [UInt8](repeating: 0, count: size.pixelCount * 4)
+        status = bytes.withUnsafeBufferPointer { source in
+            pixels.withUnsafeMutableBufferPointer { output in
+                ib_png_decode_rgba(source.baseAddress, source.count, output.baseAddress, output.count, &message)
+            }
+        }
+        try Self.check(status, message)
+        return DecodedImage(size: size, pixels: pixels)
+    }
+
+    static func check(_ status: Int32, _ message: [CChar]) throws(DecodeError) {
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch ib_image_status(rawValue: UInt32(status)) {
+        case IB_IMAGE_OK: return
+        case IB_IMAGE_UNSUPPORTED: throw .unsupported("PNG: \(text)")
+        default: throw .corrupt("PNG: \(text)")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// UIScrollView-style motion sampled once per frame. Velocities are in points per millisecond;
+/// a fling decays by `decelerationRate` every millisecond (0.998, UIKit's `.normal`), so over a
+/// frame of `t` ms it moves `v·(r^t − 1)/ln r` points and leaves with velocity `v·r^t`.
+struct ScrollPhysics {
+    static let decelerationRate = 0.998
+    /// 30 pt/ms (30,000 pt/s) keeps a frame's jump below one screen at 60 fps, so every row passing
+    /// by is on screen for at least one frame.
+    static let maxVelocity = 30.0
+
+    let frameMilliseconds: Double
+    let viewport: Viewport
+    private(set) var frames: [ScrollFrame] = []
+    private(set) var offset = 0.0
+    private(set) var velocity = 0.0
+
+    init(frameMilliseconds: Double, viewport: Viewport) {
+        self.frameMilliseconds = frameMilliseconds
+        self.viewport = viewport
+    }
+
+    var atEnd: Bool { offset >= viewport.maxOffset }
+
+    /// The finger moves the content at a steady speed.
+    mutating func drag(speed: Double, milliseconds: Double) {
+        velocity = min(speed, Self.maxVelocity)
+        for _ in 0..<max(1, Int((milliseconds / frameMilliseconds).rounded())) where !atEnd {
+            advance(by: velocity * frameMilliseconds, dragging: true)
+        }
+    }
+
+    /// The finger lifts at `velocity` and the content decelerates until it is slower than `until`.
+    mutating func fling(velocity start: Double, until stopVelocity: Double) {
+        velocity = min(start, Self.maxVelocity)
+        let decay = pow(Self.decelerationRate, frameMilliseconds)
+        let lnRate = log(Self.decelerationRate)
+        while velocity > stopVelocity && !atEnd {
+            let distance = velocity * (decay - 1) / lnRate
+            velocity *= decay
+            advance(by: distance, dragging: false)
+        }
+    }
+
+    /// The content rests (a finger stopped it; the user reads).
+    mutating func dwell(milliseconds: Double) {
+        velocity = 0
+        for _ in 0..<max(1, Int((milliseconds / frameMilliseconds).rounded())) {
+            frames.append(ScrollFrame(offset: offset, dragging: false))
+        }
+    }
+
+    private mutating func advance(by distance: Double, dragging: Bool) {
+        offset = min(viewport.maxOffset, offset + distance)
+        if atEnd { velocity = 0 }
+        frames.append(ScrollFrame(offset: offset, dragging: dragging))
+    }
+}

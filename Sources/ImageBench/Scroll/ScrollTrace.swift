@@ -1,0 +1,49 @@
+/// One frame of a scroll trace: where the content is and whether a finger is on the screen.
+public struct ScrollFrame: Sendable, Equatable, Codable {
+    public var offset: Double
+    public var dragging: Bool
+}
+
+/// The named gesture mixes a trace can be generated from.
+public enum ScrollProfile: String, Sendable, Codable, CaseIterable {
+    /// Repeated fast flings from top to bottom, each launched before the last one settles, with
+    /// an occasional stop to look: covers every row quickly, the stress case for cancellation.
+    case fling
+}
+
+/// The scroll position at every frame of a run, generated from a seed before the run starts, so
+/// every strategy scrolls exactly the same way (fair by construction).
+public struct ScrollTrace: Sendable, Equatable {
+    public let fps: Int
+    public let frames: [ScrollFrame]
+
+    public var duration: Double { Double(frames.count) / Double(fps) }
+
+    public init(fps: Int, frames: [ScrollFrame]) {
+        self.fps = fps
+        self.frames = frames
+    }
+
+    public static func generate(profile: ScrollProfile, viewport: Viewport, fps: Int, seed: UInt64) -> ScrollTrace {
+        var random = SeededRandom(seed: seed, stream: "scroll.\(profile.rawValue)")
+        var physics = ScrollPhysics(frameMilliseconds: 1000 / Double(fps), viewport: viewport)
+        switch profile {
+        case .fling:
+            while !physics.atEnd {
+                // Finger down: a short drag that carries what speed the content still had.
+                let dragSpeed = max(physics.velocity, 2 + random.unit() * 4)
+                physics.drag(speed: dragSpeed, milliseconds: 60 + random.unit() * 80)
+                // Release: a flick adds to the speed, as UIScrollView accumulates repeated flings.
+                let release = min(ScrollPhysics.maxVelocity, physics.velocity + 6 + random.unit() * 8)
+                if random.unit() < 0.12 {
+                    // Let it glide down to reading speed, stop it, and read a moment.
+                    physics.fling(velocity: release, until: 0.3)
+                    physics.dwell(milliseconds: 300 + random.unit() * 900)
+                } else {
+                    physics.fling(velocity: release, until: 5 + random.unit() * 5)
+                }
+            }
+        }
+        return ScrollTrace(fps: fps, frames: physics.frames)
+    }
+}

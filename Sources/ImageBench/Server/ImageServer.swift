@@ -1,0 +1,179 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// The files a server answers with, by URL path.
+public struct ServedFiles: Sendable {
+    struct File: Sendable {
+        let body: ByteBuffer
+        let contentType: String
+    }
+
+    let files: [String: File]
+
+    public init(corpus: ImageCorpus) {
+        var files: [String: File] = [:]
+        for image in corpus.images {
+            files["/" + image.path] = File(body: ByteBuffer(bytes: image.bytes), contentType: image.format.mimeType)
+        }
+        self.files = files
+    }
+
+    public var count: Int { files.count }
+}
+
+/// The embedded HTTP/1.1 image server (SwiftNIO): keep-alive, Content-Length, TCP_NODELAY (without
+/// it a reused loopback connection waits ~40 ms per response on Nagle and delayed ACKs), and the
+/// network profile applied server-side: each response waits its URL's latency, then its body is
+/// paced through the shared link.
+public final class ImageServer: Sendable {
+    public let host: String
+    public let port: Int
+    public let profile: NetworkProfile
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let statistics: ServerStatistics
+
+    /// Requests answered so far (any status).
+    public var requestCount: Int { statistics.requests.load(ordering: .relaxed) }
+    /// Body bytes written so far.
+    public var bytesSent: Int { statistics.bytes.load(ordering: .relaxed) }
+
+    public var baseURL: String { "http://\(host):\(port)" }
+
+    /// Binds and starts serving; `port` 0 picks a free ephemeral port.
+    public init(files: ServedFiles, profile: NetworkProfile, seed: UInt64, host: String = "127.0.0.1",
+                port: Int = 0, threads: Int = 1) throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let statistics = ServerStatistics()
+        let link = profile.bandwidthBytesPerSecond.map { SharedLink(bytesPerSecond: $0) }
+        let shaping = ResponseShaping(profile: profile, seed: seed, link: link)
+        do {
+            channel = try ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        try channel.pipeline.syncOperations.addHandler(
+                            ImageRequestHandler(files: files, shaping: shaping, statistics: statistics))
+                    }
+                }
+                .bind(host: host, port: port).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+        self.group = group
+        self.statistics = statistics
+        self.host = host
+        self.port = channel.localAddress?.port ?? port
+        self.profile = profile
+    }
+
+    public func shutdown() {
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+}
+
+final class ServerStatistics: Sendable {
+    let requests = Atomic<Int>(0)
+    let bytes = Atomic<Int>(0)
+}
+
+struct ResponseShaping: Sendable {
+    let profile: NetworkProfile
+    let seed: UInt64
+    let link: SharedLink?
+}
+
+/// Answers GET requests from the served files, shaped by the network profile.
+final class ImageRequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let files: ServedFiles
+    private let shaping: ResponseShaping
+    private let statistics: ServerStatistics
+    private var request: HTTPRequestHead?
+
+    init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics) {
+        self.files = files
+        self.shaping = shaping
+        self.statistics = statistics
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): request = head
+        case .body: break
+        case .end:
+            if let head = request { respond(to: head, context: context) }
+            request = nil
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        statistics.requests.add(1, ordering: .relaxed)
+        let path = String(head.uri.prefix { $0 != "?" })
+        guard head.method == .GET || head.method == .HEAD, let file = files.files[path] else {
+            let status: HTTPResponseStatus = head.method == .GET ? .notFound : .methodNotAllowed
+            send(status: status, body: ByteBuffer(string: "\(status.code) \(status.reasonPhrase)\n"),
+                 contentType: "text/plain", headOnly: false, context: context)
+            return
+        }
+        let delay = shaping.profile.latency(for: path, seed: shaping.seed)
+        let headOnly = head.method == .HEAD
+        if delay <= 0 {
+            send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, context: context)
+            return
+        }
+        context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
+            self.send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, context: context)
+        }
+    }
+
+    private func send(status: HTTPResponseStatus, body: ByteBuffer, contentType: String, headOnly: Bool,
+                      context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+                      promise: nil)
+        if headOnly || body.readableBytes == 0 {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        } else if let link = shaping.link {
+            context.flush()
+            sendPaced(body, through: link, context: context)
+        } else {
+            statistics.bytes.add(body.readableBytes, ordering: .relaxed)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+
+    /// Sends the body a chunk at a time, each when the shared link has transmitted it. Stops as
+    /// soon as the client goes away, so a cancelled download stops costing link time.
+    private func sendPaced(_ remaining: ByteBuffer, through link: SharedLink, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        var rest = remaining
+        guard let chunk = rest.readSlice(length: min(link.chunkSize, rest.readableBytes)) else { return }
+        let now = MonotonicClock.now()
+        let wait = link.reserve(chunk.readableBytes, now: now) - now
+        context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(wait))) {
+            guard context.channel.isActive else { return }
+            self.statistics.bytes.add(chunk.readableBytes, ordering: .relaxed)
+            if rest.readableBytes == 0 {
+                context.write(self.wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+                context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+            } else {
+                context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+                self.sendPaced(rest, through: link, context: context)
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Dispatch
+import Synchronization
+
+/// One generated image: its bytes exactly as the server sends them.
+public struct CorpusImage: Sendable, Identifiable {
+    public let id: Int
+    public let format: ImageFormat
+    public let size: PixelSize
+    public let bytes: [UInt8]
+
+    /// The path the embedded server serves it at, e.g. `img/42.jpg`.
+    public var path: String { "img/\(id).\(format.fileExtension)" }
+}
+
+/// A deterministic set of encoded images: the same seed and count give the same bytes on every
+/// run, so every strategy downloads and decodes exactly the same work.
+///
+/// The mix mirrors a feed: avatars (96–160 px, half of them PNG), thumbnails (240–480 px JPEG) and
+/// feed photos (640–1200 px JPEG, a third progressive).
+public struct ImageCorpus: Sendable {
+    public let seed: UInt64
+    public let images: [CorpusImage]
+
+    public var totalBytes: Int { images.reduce(0) { $0 + $1.bytes.count } }
+
+    public subscript(id: Int) -> CorpusImage { images[id] }
+
+    /// Generates `count` images on all cores. `progress` is called with the number done so far.
+    public static func generate(count: Int, seed: UInt64,
+                                progress: (@Sendable (Int) -> Void)? = nil) -> ImageCorpus {
+        let results = Mutex<[CorpusImage?]>(Array(repeating: nil, count: count))
+        let done = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: count) { id in
+            let image = makeImage(id: id, seed: seed)
+            results.withLock { $0[id] = image }
+            let finished = done.add(1, ordering: .relaxed).newValue
+            if finished % 50 == 0 || finished == count { progress?(finished) }
+        }
+        return ImageCorpus(seed: seed, images: results.withLock { $0.map { $0! } })
+    }
+
+    static func makeImage(id: Int, seed: UInt64) -> CorpusImage {
+        var random = SeededRandom(seed: seed ^ SeededRandom.mix(UInt64(id) &+ 0xC0FFEE))
+        let kind = random.unit()
+        let pixelSeed = random.next()
+        if kind < 0.35 {
+            // Avatar: square; half are PNG, some with an alpha channel (a round mask).
+            let side = 96 + Int(random.unit() * 65)
+            let size = PixelSize(width: side, height: side)
+            let rgb = PhotoSynthesizer.rgb(size: size, seed: pixelSeed)
+            if random.unit() < 0.5 {
+                let withAlpha = random.unit() < 0.5
+                let pixels = withAlpha ? roundMask(rgb, side: side) : rgb
+                let bytes = try! ImageEncoder.png(pixels, size: size, layout: withAlpha ? .rgba : .rgb)
+                return CorpusImage(id: id, format: .png, size: size, bytes: bytes)
+            }
+            let bytes = try! ImageEncoder.jpeg(rgb, size: size, channels: 3, quality: 85)
+            return CorpusImage(id: id, format: .jpeg, size: size, bytes: bytes)
+        }
+        let isPhoto = kind >= 0.75
+        let longSide = isPhoto ? 640 + Int(random.unit() * 561) : 240 + Int(random.unit() * 241)
+        let aspects: [(Int, Int)] = [(4, 3), (3, 2), (1, 1), (3, 4), (16, 9)]
+        let (a, b) = aspects[Int(random.unit() * Double(aspects.count))]
+        let size = a >= b ? PixelSize(width: longSide, height: longSide * b / a)
+                          : PixelSize(width: longSide * a / b, height: longSide)
+        let rgb = PhotoSynthesizer.rgb(size: size, seed: pixelSeed)
+        let progressive = isPhoto && random.unit() < 1.0 / 3.0
+        let bytes = try! ImageEncoder.jpeg(rgb, size: size, channels: 3, quality: isPhoto ? 80 : 85,
+                                           progressive: progressive)
+        return CorpusImage(id: id, format: .jpeg, size: size, bytes: bytes)
+    }
+
+    /// RGB to RGBA with everything outside the inscribed circle transparent, as avatars are cut.
+    private static func roundMask(_ rgb: [UInt8], side: Int) -> [UInt8] {
+        var rgba = [UInt8](repeating: 0, count: side * side * 4)
+        let centre = Double(side - 1) / 2, radius2 = Double(side * side) / 4
+        for y in 0..<side {
+            for x in 0..<side {
+                let i = y * side + x
+                rgba[i * 4] = rgb[i * 3]; rgba[i * 4 + 1] = rgb[i * 3 + 1]; rgba[i * 4 + 2] = rgb[i * 3 + 2]
+                let dx = Double(x) - centre, dy = Double(y) - centre
+                rgba[i * 4 + 3] = dx * dx + dy * dy <= radius2 ? 255 : 0
+            }
+        }
+        return rgba
+    }
+}
