@@ -1,0 +1,44 @@
+/// What satisfied a request. Every request has exactly one, so
+/// requests = memory + disk + network + merged + error, always.
+public enum RequestSource: String, Sendable, Codable, CaseIterable {
+    case memory, disk, network, merged, error
+}
+
+/// How a request ended for the user.
+public enum RequestOutcome: String, Sendable, Codable {
+    /// Its final image was on screen.
+    case displayed
+    /// The row left (or the run ended) before the image arrived.
+    case neverDisplayed = "never_displayed"
+    /// The load failed while the row was waiting.
+    case error
+}
+
+/// What cancellation did to the load a request started.
+public enum CancelKind: String, Sendable, Codable {
+    case none
+    case queued
+    case inflight
+}
+
+/// One visible row's need for one image: the unit every metric counts.
+public struct RequestRecord: Sendable, Codable {
+    public let id: Int
+    public let row: Int
+    public let imageID: Int
+    public let url: String
+    /// The frame in which the row became visible.
+    public let visibleFrame: Int
+    public var source: RequestSource
+    public var outcome: RequestOutcome = .neverDisplayed
+    /// The frame the image was displayed in, if it was.
+    public var displayFrame: Int?
+    /// Display latency in nanoseconds (frame times), if displayed.
+    public var latency: UInt64?
+    /// For the request that started a network load: the load's stages, bytes and cancellation.
+    public var stages: StageTimes?
+    public var bytes: Int = 0
+    public var cancel: CancelKind = .none
+    public var errorClass: String?
+    public var errorMessage: String?
+}

@@ -1,0 +1,74 @@
+/// The headline numbers of one run: one row of `summary.csv`.
+public struct RunSummary: Sendable, Equatable {
+    public var strategy: String
+    public var concurrency: Int
+    public var repetition: Int
+    public var network: String
+    public var rows: Int
+    public var rowsVisited: Int
+    public var requests: Int
+    public var memoryHits: Int
+    public var diskHits: Int
+    public var networkFetches: Int
+    public var merged: Int
+    public var errors: Int
+    public var displayed: Int
+    public var neverDisplayed: Int
+    public var cancelledQueued: Int
+    public var cancelledInflight: Int
+    public var bytesDownloaded: Int
+    public var bytesSaved: Int
+    public var decodeMsSaved: Double
+    public var wastedCompletions: Int
+    public var latencyP50Ms: Double
+    public var latencyP90Ms: Double
+    public var latencyP95Ms: Double
+    public var latencyP99Ms: Double
+    public var latencyMaxMs: Double
+    public var placeholderRatio: Double
+    public var hitchMsPerS: Double
+    public var droppedFrames: Int
+    public var achievedConcurrencyMean: Double
+    public var achievedConcurrencyPeak: Int
+    public var imagesDecoded: Int
+    public var imagesPerS: Double
+    public var bytesPerS: Double
+    public var cpuUserS: Double
+    public var cpuSysS: Double
+    public var peakRssMb: Double
+    public var durationS: Double
+
+    public var memoryHitRate: Double { requests > 0 ? Double(memoryHits) / Double(requests) : 0 }
+    public var diskHitRate: Double { requests > 0 ? Double(diskHits) / Double(requests) : 0 }
+
+    /// A value as reports print it.
+    public enum Value: Sendable, Equatable {
+        case text(String)
+        case integer(Int)
+        case real(Double)
+    }
+
+    /// Every metric in report order, named as in the design (CSV header, JSON keys).
+    public var fields: [(name: String, value: Value)] {
+        [
+            ("strategy", .text(strategy)), ("concurrency", .integer(concurrency)), ("repeat", .integer(repetition)),
+            ("network", .text(network)), ("rows", .integer(rows)), ("rows_visited", .integer(rowsVisited)),
+            ("requests", .integer(requests)), ("memory_hits", .integer(memoryHits)), ("disk_hits", .integer(diskHits)),
+            ("network_fetches", .integer(networkFetches)), ("merged", .integer(merged)),
+            ("memory_hit_rate", .real(memoryHitRate)), ("disk_hit_rate", .real(diskHitRate)),
+            ("cancelled_queued", .integer(cancelledQueued)), ("cancelled_inflight", .integer(cancelledInflight)),
+            ("bytes_downloaded", .integer(bytesDownloaded)), ("bytes_saved", .integer(bytesSaved)),
+            ("decode_ms_saved", .real(decodeMsSaved)), ("wasted_completions", .integer(wastedCompletions)),
+            ("errors", .integer(errors)), ("displayed", .integer(displayed)), ("never_displayed", .integer(neverDisplayed)),
+            ("latency_p50_ms", .real(latencyP50Ms)), ("latency_p90_ms", .real(latencyP90Ms)),
+            ("latency_p95_ms", .real(latencyP95Ms)), ("latency_p99_ms", .real(latencyP99Ms)),
+            ("latency_max_ms", .real(latencyMaxMs)), ("placeholder_ratio", .real(placeholderRatio)),
+            ("hitch_ms_per_s", .real(hitchMsPerS)), ("dropped_frames", .integer(droppedFrames)),
+            ("achieved_concurrency_mean", .real(achievedConcurrencyMean)),
+            ("achieved_concurrency_peak", .integer(achievedConcurrencyPeak)),
+            ("images_decoded", .integer(imagesDecoded)), ("images_per_s", .real(imagesPerS)),
+            ("bytes_per_s", .real(bytesPerS)), ("cpu_user_s", .real(cpuUserS)), ("cpu_sys_s", .real(cpuSysS)),
+            ("peak_rss_mb", .real(peakRssMb)), ("duration_s", .real(durationS)),
+        ]
+    }
+}

@@ -1,0 +1,150 @@
+/// Where one load spent its time, in nanoseconds. The stages follow each other without gaps, so
+/// they add up to the time from submission to delivery on the main loop.
+public struct StageTimes: Sendable, Equatable, Codable {
+    /// Submitted until a worker picked it up (behind the concurrency limit).
+    public var queueWait: UInt64 = 0
+    /// Request start until the response's first byte.
+    public var timeToFirstByte: UInt64 = 0
+    /// First byte until the last.
+    public var transfer: UInt64 = 0
+    /// Decoding, including decode-time scaling and the downsample to the cell's size.
+    public var decode: UInt64 = 0
+    /// The beautify filter.
+    public var filter: UInt64 = 0
+    /// Worker finished until the main loop took the result.
+    public var delivery: UInt64 = 0
+
+    public var total: UInt64 { queueWait + timeToFirstByte + transfer + decode + filter + delivery }
+}
+
+/// What went wrong with a load, as counted in reports.
+public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    case fetch(FetchError)
+    case decode(DecodeError)
+
+    /// A short class name for CSV columns: http_status, timeout, connection, too_large, decode,
+    /// unsupported.
+    public var errorClass: String {
+        switch self {
+        case .fetch(.httpStatus): "http_status"
+        case .fetch(.timeout): "timeout"
+        case .fetch(.connection), .fetch(.cancelled): "connection"
+        case .fetch(.tooLarge): "too_large"
+        case .decode(.unsupported): "unsupported"
+        case .decode(.tooLarge): "too_large"
+        case .decode: "decode"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .fetch(let error): error.description
+        case .decode(let error): error.description
+        }
+    }
+}
+
+/// How a load ended.
+public enum LoadOutcome: Sendable {
+    case image(DecodedImage)
+    /// Cancelled while running, in the stage named.
+    case cancelled
+    case failed(LoadFailure)
+}
+
+/// A finished load on its way to the main loop.
+public struct LoadCompletion: Sendable {
+    public let loadID: Int
+    public let outcome: LoadOutcome
+    public var stages: StageTimes
+    /// Body bytes received, complete or not.
+    public let bytesReceived: Int
+    /// Pixels in the source image when it was decoded (what decode cost scales with), else 0.
+    public let sourcePixels: Int
+    /// When the worker finished (monotonic ns).
+    public let finishedAt: UInt64
+}
+
+/// What one load needs to know about its image.
+public struct LoadRequest: Sendable {
+    public let url: String
+    /// The body size if known in advance (the corpus), for savings accounting.
+    public let expectedBytes: Int?
+
+    public init(url: String, expectedBytes: Int?) {
+        self.url = url
+        self.expectedBytes = expectedBytes
+    }
+}
+
+/// The work of one load, identical for every strategy: fetch → decode (to the cell's size) →
+/// filter → memory cache. The token is checked between stages, so a cancelled load stops at the
+/// next boundary.
+public struct ImagePipeline: Sendable {
+    public let decoder: any ImageDecoding
+    public let filter: ImageFilter
+    public let memoryCache: any ImageCaching
+    /// The cell's image size in pixels: 80 × 80 pt at 3x by default.
+    public let targetSize: PixelSize
+    public let decodeLimits: DecodeLimits
+
+    public static let defaultTargetSize = PixelSize(width: 240, height: 240)
+
+    public init(decoder: any ImageDecoding = ImageDecoder(), filter: ImageFilter, memoryCache: any ImageCaching,
+                targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits()) {
+        self.decoder = decoder
+        self.filter = filter
+        self.memoryCache = memoryCache
+        self.targetSize = targetSize
+        self.decodeLimits = decodeLimits
+    }
+
+    /// Runs one load on the calling worker. Returns nil if the load was cancelled before it
+    /// started (nothing was done, and the main loop already knows).
+    public func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+                     fetcher: any ImageFetching, gauge: ConcurrencyGauge? = nil) -> LoadCompletion? {
+        guard token.begin() else { return nil }
+        gauge?.enter()
+        defer { gauge?.leave() }
+        let started = MonotonicClock.now()
+        var stages = StageTimes(queueWait: started - min(started, submittedAt))
+        func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0) -> LoadCompletion {
+            token.finish()
+            return LoadCompletion(loadID: id, outcome: outcome, stages: stages, bytesReceived: bytes,
+                                  sourcePixels: pixels, finishedAt: MonotonicClock.now())
+        }
+
+        let fetched: FetchResult
+        do {
+            fetched = try fetcher.fetch(request.url, expectedBytes: request.expectedBytes, token: token)
+        } catch {
+            let elapsed = MonotonicClock.now() - started
+            stages.timeToFirstByte = elapsed
+            if case .cancelled(let received) = error { return finish(.cancelled, bytes: received) }
+            return finish(.failed(.fetch(error)), bytes: 0)
+        }
+        // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
+        let fetchEnd = MonotonicClock.now()
+        stages.timeToFirstByte = min(fetched.timeToFirstByte, fetchEnd - started)
+        stages.transfer = fetchEnd - started - stages.timeToFirstByte
+        let bytes = fetched.bytes.count
+        guard !token.isCancelled else { return finish(.cancelled, bytes: bytes) }
+
+        var image: DecodedImage
+        do {
+            let decoded = try decoder.decode(fetched.bytes, targetSize: targetSize, limits: decodeLimits)
+            image = Downsampler.aspectFill(decoded, to: targetSize)
+        } catch {
+            stages.decode = MonotonicClock.now() - fetchEnd
+            return finish(.failed(.decode(error)), bytes: bytes)
+        }
+        let decoded = MonotonicClock.now()
+        stages.decode = decoded - fetchEnd
+        guard !token.isCancelled else { return finish(.cancelled, bytes: bytes, pixels: image.sourceSize.pixelCount) }
+
+        filter.apply(to: &image)
+        memoryCache.insert(image, for: request.url)
+        stages.filter = MonotonicClock.now() - decoded
+        return finish(.image(image), bytes: bytes, pixels: image.sourceSize.pixelCount)
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// `report.md`: the configuration and the comparison table, ready to paste into an issue.
+public struct MarkdownReport: ReportWriter {
+    public let fileName = "report.md"
+
+    public init() {}
+
+    public func render(_ results: BenchmarkResults) throws -> String {
+        let settings = results.plan.settings
+        return """
+        # imgbench report
+
+        \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
+        network \(settings.network), filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
+        coalescing \(settings.coalesce ? "on" : "off"), memory cache \(settings.memoryCacheBytes / 1_048_576) MB, seed \(settings.seed).
+        Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, served by the embedded server.
+
+        \(ComparisonTable(results.results).markdown)
+
+        Latency is display latency: from the frame a row became visible to the frame its image was displayed \
+        (memory hits count as 0 ms; rows that left first are "never shown" and not in the percentiles).
+
+        """
+    }
+}

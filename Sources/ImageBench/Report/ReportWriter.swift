@@ -1,0 +1,35 @@
+import Foundation
+
+/// One output format of a results directory. Adding a format is adding a writer.
+public protocol ReportWriter: Sendable {
+    /// The file it writes in the results directory.
+    var fileName: String { get }
+    func render(_ results: BenchmarkResults) throws -> String
+}
+
+extension ReportWriter {
+    public func write(_ results: BenchmarkResults, to directory: URL) throws {
+        try render(results).write(to: directory.appendingPathComponent(fileName), atomically: true, encoding: .utf8)
+    }
+}
+
+/// Every file a results directory holds, in the order they are written.
+public enum Reports {
+    public static let all: [any ReportWriter] = [SummaryCSV(), RequestsCSV(), SummaryJSON(), MarkdownReport()]
+
+    public static func write(_ results: BenchmarkResults, to directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for writer in all { try writer.write(results, to: directory) }
+    }
+}
+
+extension RunSummary.Value {
+    /// How CSV and Markdown print a value: integers exactly, reals to 3 decimals.
+    var formatted: String {
+        switch self {
+        case .text(let text): text
+        case .integer(let value): String(value)
+        case .real(let value): value.isFinite ? String(format: "%.3f", value) : ""
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// `requests.csv`: one row per request with its row, URL, source, outcome, latency, and for the
+/// request that started a network load, that load's stage times and bytes.
+public struct RequestsCSV: ReportWriter {
+    public let fileName = "requests.csv"
+
+    public static let header = [
+        "strategy", "concurrency", "repeat", "request", "row", "image", "url", "source", "outcome",
+        "visible_frame", "display_frame", "latency_ms", "cancel", "bytes", "queue_wait_ms", "ttfb_ms",
+        "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "error_class", "error",
+    ]
+
+    public init() {}
+
+    public func render(_ results: BenchmarkResults) throws -> String {
+        var table = CSVTable(header: Self.header)
+        func ms(_ nanoseconds: UInt64?) -> String { nanoseconds.map { String(format: "%.3f", Double($0) / 1e6) } ?? "" }
+        for result in results.results {
+            let cell = [result.cell.strategy.rawValue, String(result.cell.concurrency), String(result.cell.repetition)]
+            for request in result.requests {
+                let stages = request.stages
+                table.append(cell + [
+                    String(request.id), String(request.row), String(request.imageID), request.url,
+                    request.source.rawValue, request.outcome.rawValue, String(request.visibleFrame),
+                    request.displayFrame.map(String.init) ?? "", ms(request.latency), request.cancel.rawValue,
+                    String(request.bytes), ms(stages?.queueWait), ms(stages?.timeToFirstByte), ms(stages?.transfer),
+                    ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery),
+                    request.errorClass ?? "", request.errorMessage ?? "",
+                ])
+            }
+        }
+        return table.rendered
+    }
+}
+

@@ -1,0 +1,48 @@
+import Foundation
+
+/// `summary.json`: the configuration and every run's metrics, for tools.
+public struct SummaryJSON: ReportWriter {
+    public let fileName = "summary.json"
+
+    public init() {}
+
+    public func render(_ results: BenchmarkResults) throws -> String {
+        let settings = results.plan.settings
+        let runs: [[String: Any]] = results.results.map { result in
+            var run: [String: Any] = [:]
+            for (name, value) in result.summary.fields {
+                switch value {
+                case .text(let text): run[name] = text
+                case .integer(let integer): run[name] = integer
+                case .real(let real): run[name] = real.isFinite ? real : NSNull()
+                }
+            }
+            return run
+        }
+        let document: [String: Any] = [
+            "imgbench_version": ImageBenchVersion.current,
+            "started_at": ISO8601DateFormatter().string(from: results.startedAt),
+            "configuration": [
+                "rows": settings.rows, "fps": settings.fps, "seed": settings.seed, "scroll": settings.scroll.rawValue,
+                "network": [
+                    "name": settings.network.name, "latency_ms": settings.network.latencyMilliseconds,
+                    "jitter_ms": settings.network.jitterMilliseconds,
+                    "bandwidth_bytes_per_s": settings.network.bandwidthBytesPerSecond ?? NSNull(),
+                ] as [String: Any],
+                "filter": settings.filter.rawValue, "cancel": settings.cancelPolicy.rawValue,
+                "coalesce": settings.coalesce, "memory_cache_bytes": settings.memoryCacheBytes,
+                "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
+                "repeat": results.plan.repeats, "transport": "blocking",
+                "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,
+                "max_pixels": settings.decodeLimits.maxPixels,
+            ] as [String: Any],
+            "workload": [
+                "images": results.corpusImages, "corpus_bytes": results.corpusBytes,
+                "server": results.serverURL, "trace_seconds": results.traceSeconds,
+            ] as [String: Any],
+            "runs": runs,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

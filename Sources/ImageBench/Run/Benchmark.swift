@@ -1,0 +1,88 @@
+import Foundation
+
+/// The matrix to run: every strategy at every concurrency limit, `repeats` times, all on one
+/// workload.
+public struct BenchmarkPlan: Sendable {
+    public var settings: RunSettings
+    public var strategies: [StrategyKind]
+    public var concurrencies: [Int]
+    public var repeats: Int
+
+    public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1) {
+        self.settings = settings
+        self.strategies = strategies
+        self.concurrencies = concurrencies
+        self.repeats = repeats
+    }
+
+    /// Cells in run order: repeats outermost, so drift over time spreads across every cell.
+    public var cells: [RunCell] {
+        (0..<repeats).flatMap { repetition in
+            strategies.flatMap { strategy in
+                concurrencies.map { RunCell(strategy: strategy, concurrency: $0, repetition: repetition + 1) }
+            }
+        }
+    }
+}
+
+/// Hears what a benchmark is doing, for progress output.
+public protocol BenchmarkObserver: Sendable {
+    func preparing(_ message: String)
+    func corpusProgress(done: Int, total: Int)
+    func runStarted(_ cell: RunCell, index: Int, of total: Int)
+    func runProgress(_ cell: RunCell, _ progress: RunProgress)
+    func runFinished(_ result: RunResult)
+}
+
+/// Everything a benchmark measured, with what it ran on.
+public struct BenchmarkResults: Sendable {
+    public let plan: BenchmarkPlan
+    public let results: [RunResult]
+    public let corpusImages: Int
+    public let corpusBytes: Int
+    public let serverURL: String
+    public let traceSeconds: Double
+    public let startedAt: Date
+}
+
+/// Runs a plan against the embedded server: generates the corpus, starts the server with the
+/// network profile, generates the trace, then runs every cell on that same workload.
+public enum Benchmark {
+    public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil) throws -> BenchmarkResults {
+        let startedAt = Date()
+        let settings = plan.settings
+        let imageCount = settings.resolvedImageCount
+        observer?.preparing("generating \(imageCount) images (seed \(settings.seed))")
+        let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed) { done in
+            observer?.corpusProgress(done: done, total: imageCount)
+        }
+        let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.network, seed: settings.seed)
+        defer { server.shutdown() }
+        observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(server.baseURL), network \(settings.network)")
+        let workload = makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL)
+
+        let cells = plan.cells
+        var results: [RunResult] = []
+        for (index, cell) in cells.enumerated() {
+            observer?.runStarted(cell, index: index, of: cells.count)
+            let run = ScrollRun(workload: workload, settings: settings, cell: cell)
+            let result = run.run { progress in observer?.runProgress(cell, progress) }
+            observer?.runFinished(result)
+            results.append(result)
+        }
+        return BenchmarkResults(plan: plan, results: results, corpusImages: corpus.images.count,
+                                corpusBytes: corpus.totalBytes, serverURL: server.baseURL,
+                                traceSeconds: workload.trace.duration, startedAt: startedAt)
+    }
+
+    /// The feed, URLs and trace for a corpus served at `baseURL`.
+    public static func makeWorkload(settings: RunSettings, corpus: ImageCorpus, baseURL: String) -> Workload {
+        let feed = Feed(rows: settings.rows, imageCount: corpus.images.count, seed: settings.seed)
+        let images = corpus.images.map {
+            ImageReference(url: "\(baseURL)/\($0.path)", expectedBytes: $0.bytes.count, sourcePixels: $0.size.pixelCount)
+        }
+        let viewport = Viewport(rowCount: settings.rows)
+        let trace = ScrollTrace.generate(profile: settings.scroll, viewport: viewport, fps: settings.fps, seed: settings.seed)
+        return Workload(feed: feed, images: images, viewport: viewport, trace: trace)
+    }
+}

@@ -1,0 +1,74 @@
+/// What to do with a load whose row left the screen.
+public enum CancelPolicy: String, Sendable, Codable, CaseIterable {
+    /// Let it finish (its image lands in the memory cache, possibly wasted).
+    case none
+    /// Cancel it when its row leaves the viewport and no other visible row wants the image.
+    case offscreen
+}
+
+/// Everything one run depends on besides the strategy and its limit: the matrix varies those two
+/// and keeps this fixed, so every cell sees the same workload.
+public struct RunSettings: Sendable, Equatable {
+    public var rows = 5_000
+    public var fps = 60
+    public var seed: UInt64 = 1
+    public var scroll = ScrollProfile.fling
+    public var network = NetworkProfile.presets[1]
+    public var filter = ImageFilter.sepia
+    public var cancelPolicy = CancelPolicy.offscreen
+    public var coalesce = true
+    public var memoryCacheBytes = MemoryCache.defaultCostLimit
+    public var fetchLimits = FetchLimits()
+    public var decodeLimits = DecodeLimits()
+    /// How long the run goes on after the trace ends, for the last screen's images to arrive.
+    public var settleSeconds = 3.0
+    /// Distinct images in the feed; nil picks `Feed.defaultImageCount(rows:)`.
+    public var imageCount: Int?
+
+    public init() {}
+
+    public var resolvedImageCount: Int { imageCount ?? Feed.defaultImageCount(rows: rows) }
+}
+
+/// One cell of the matrix.
+public struct RunCell: Sendable, Equatable, Hashable {
+    public var strategy: StrategyKind
+    public var concurrency: Int
+    public var repetition: Int
+
+    public init(strategy: StrategyKind, concurrency: Int, repetition: Int) {
+        self.strategy = strategy
+        self.concurrency = concurrency
+        self.repetition = repetition
+    }
+}
+
+/// The image a feed row shows, as the client sees it: where to get it and, when the workload
+/// knows it in advance, its size.
+public struct ImageReference: Sendable, Equatable {
+    public let url: String
+    public let expectedBytes: Int?
+    public let sourcePixels: Int?
+
+    public init(url: String, expectedBytes: Int?, sourcePixels: Int?) {
+        self.url = url
+        self.expectedBytes = expectedBytes
+        self.sourcePixels = sourcePixels
+    }
+}
+
+/// The fixed inputs of every run in a benchmark: built once, shared by every cell.
+public struct Workload: Sendable {
+    public let feed: Feed
+    public let images: [ImageReference]
+    public let viewport: Viewport
+    public let trace: ScrollTrace
+
+    public init(feed: Feed, images: [ImageReference], viewport: Viewport, trace: ScrollTrace) {
+        precondition(images.count >= feed.imageCount, "every feed image needs a reference")
+        self.feed = feed
+        self.images = images
+        self.viewport = viewport
+        self.trace = trace
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Synchronization
+
+/// The classic iOS answer: an `OperationQueue` with `maxConcurrentOperationCount`, one `Operation`
+/// per row load, and a dictionary of pending operations keyed by load so a row that scrolls away
+/// can `cancel()` its operation. A cancelled operation that has not started is finished by the
+/// queue without running its work.
+public final class OperationQueueStrategy: LoadScheduling {
+    private let queue: OperationQueue
+    private let fetchers: CurlFetcherPool
+    private let pending = Mutex<[Int: Operation]>([:])
+
+    public init(maxConcurrentOperationCount: Int, fetchers: CurlFetcherPool) {
+        queue = OperationQueue()
+        queue.name = "imgbench.operation-queue"
+        queue.maxConcurrentOperationCount = maxConcurrentOperationCount
+        queue.qualityOfService = .userInitiated
+        self.fetchers = fetchers
+    }
+
+    public func submit(_ job: LoadJob) {
+        let operation = ImageLoadOperation(job: job, fetchers: fetchers)
+        operation.queuePriority = job.priority == .visible ? .high : .low
+        operation.completionBlock = { [weak self] in
+            self?.pending.withLock { _ = $0.removeValue(forKey: job.id) }
+        }
+        pending.withLock { $0[job.id] = operation }
+        queue.addOperation(operation)
+    }
+
+    public func cancel(_ job: LoadJob) {
+        pending.withLock { $0[job.id] }?.cancel()
+    }
+
+    public func waitUntilIdle() {
+        queue.waitUntilAllOperationsAreFinished()
+    }
+}
+
+/// One row's load as an Operation subclass, as the tutorials write it: check `isCancelled`
+/// before doing anything (the job's token is checked again between stages).
+///
+/// `@unchecked Sendable`: Operation's own state is thread-safe, and the only stored properties
+/// are immutable references to Sendable objects.
+final class ImageLoadOperation: Operation, @unchecked Sendable {
+    private let job: LoadJob
+    private let fetchers: CurlFetcherPool
+
+    init(job: LoadJob, fetchers: CurlFetcherPool) {
+        self.job = job
+        self.fetchers = fetchers
+    }
+
+    override func main() {
+        guard !isCancelled else { return }
+        fetchers.withFetcher { job.run(with: $0) }
+    }
+}

@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import ImageBench
+
+/// `imgbench run`: parses the flags into a plan, runs it, writes the results directory.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Scroll a simulated feed and measure each strategy × concurrency limit.")
+
+    @Option(help: "Rows in the table.")
+    var rows = 5_000
+
+    @Option(help: "Concurrency limits, comma-separated (each is a matrix column).")
+    var concurrency = "5"
+
+    @Option(help: "Strategies, comma-separated: \(StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var strategies = StrategyKind.operationQueue.rawValue
+
+    @Option(help: "Network profile: loopback, wifi, lte, 3g, edge, or latency=80ms,jitter=20ms,bandwidth=2MB/s.")
+    var network = "wifi"
+
+    @Option(help: "Scroll profile: \(ScrollProfile.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var scroll = ScrollProfile.fling.rawValue
+
+    @Option(help: "Main-loop frame rate.")
+    var fps = 60
+
+    @Option(help: "Seed for the trace, the feed, the images and the per-URL delays.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Filter after decoding: \(ImageFilter.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var filter = ImageFilter.sepia.rawValue
+
+    @Option(help: "What to do with loads of rows that left the screen: \(CancelPolicy.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var cancel = CancelPolicy.offscreen.rawValue
+
+    @Flag(inversion: .prefixedNo, help: "Merge loads of the same URL into one fetch and decode.")
+    var coalesce = true
+
+    @Option(name: .customLong("memory-cache-mb"), help: "Memory cache limit in MB of decoded pixels.")
+    var memoryCacheMB = MemoryCache.defaultCostLimit / 1_048_576
+
+    @Option(help: "Repeat each cell this many times.")
+    var `repeat` = 1
+
+    @Option(help: "Distinct images in the feed (default: rows/2, at most 2000).")
+    var images: Int?
+
+    @Option(help: "Per-request timeout in seconds.")
+    var timeout = 10.0
+
+    @Option(name: .customLong("max-pixels"), help: "Refuse images whose header promises more pixels.")
+    var maxPixels = DecodeLimits().maxPixels
+
+    @Option(name: .customLong("max-bytes"), help: "Refuse bodies larger than this many bytes.")
+    var maxBytes = FetchLimits().maxBytes
+
+    @Option(help: "Results directory (default: imgbench-results/<timestamp>).")
+    var out: String?
+
+    @Flag(help: "No progress output.")
+    var quiet = false
+
+    func validate() throws {
+        _ = try makePlan()
+    }
+
+    func run() throws {
+        let plan = try makePlan()
+        let directory = URL(fileURLWithPath: out ?? "imgbench-results/\(Self.timestamp())")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            guard FileManager.default.isWritableFile(atPath: directory.path) else { throw CocoaError(.fileWriteNoPermission) }
+        } catch {
+            FileHandle.standardError.write(Data("imgbench: cannot write results to \(directory.path): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(2)
+        }
+        let results: BenchmarkResults
+        do {
+            results = try Benchmark.run(plan, observer: TerminalProgress(quiet: quiet))
+        } catch {
+            FileHandle.standardError.write(Data("imgbench: the run could not be done: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        try Reports.write(results, to: directory)
+        print(ComparisonTable(results.results).text)
+        print("\nResults: \(directory.path)/ (summary.csv, requests.csv, summary.json, report.md)")
+    }
+
+    private func makePlan() throws -> BenchmarkPlan {
+        var settings = RunSettings()
+        guard rows > 0 else { throw ValidationError("--rows must be at least 1 (got \(rows))") }
+        settings.rows = rows
+        guard (1...240).contains(fps) else { throw ValidationError("--fps must be between 1 and 240 (got \(fps))") }
+        settings.fps = fps
+        settings.seed = seed
+        settings.scroll = try Self.parse(scroll, as: ScrollProfile.self, flag: "--scroll")
+        settings.filter = try Self.parse(filter, as: ImageFilter.self, flag: "--filter")
+        settings.cancelPolicy = try Self.parse(cancel, as: CancelPolicy.self, flag: "--cancel")
+        do {
+            settings.network = try NetworkProfile(parsing: network)
+        } catch {
+            throw ValidationError("--network: \(error)")
+        }
+        settings.coalesce = coalesce
+        guard memoryCacheMB >= 0 else { throw ValidationError("--memory-cache-mb must not be negative") }
+        settings.memoryCacheBytes = memoryCacheMB * 1_048_576
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive (got \(timeout))") }
+        settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeout * 1000), maxBytes: maxBytes)
+        guard maxPixels > 0, maxBytes > 0 else { throw ValidationError("--max-pixels and --max-bytes must be positive") }
+        settings.decodeLimits = DecodeLimits(maxPixels: maxPixels)
+        if let images {
+            guard images > 0 else { throw ValidationError("--images must be at least 1 (got \(images))") }
+            settings.imageCount = images
+        }
+        guard `repeat` > 0 else { throw ValidationError("--repeat must be at least 1 (got \(`repeat`))") }
+
+        let limits = try Self.list(concurrency, flag: "--concurrency").map { text in
+            guard let value = Int(text), value > 0 else {
+                throw ValidationError("--concurrency: '\(text)' is not a whole number of at least 1")
+            }
+            return value
+        }
+        let kinds: [StrategyKind]
+        if strategies == "all" {
+            kinds = StrategyKind.allCases
+        } else {
+            kinds = try Self.list(strategies, flag: "--strategies").map {
+                try Self.parse($0, as: StrategyKind.self, flag: "--strategies")
+            }
+        }
+        return BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: `repeat`)
+    }
+
+    private static func list(_ text: String, flag: String) throws -> [String] {
+        let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !items.isEmpty else { throw ValidationError("\(flag) needs at least one value") }
+        return items
+    }
+
+    private static func parse<T: RawRepresentable & CaseIterable>(_ text: String, as type: T.Type, flag: String) throws -> T
+    where T.RawValue == String {
+        guard let value = T(rawValue: text) else {
+            let valid = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("\(flag): unknown value '\(text)' (valid: \(valid))")
+        }
+        return value
+    }
+
+    private static func timestamp() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return formatter.string(from: Date())
+    }
+}
