@@ -60,6 +60,8 @@ public enum Benchmark {
         defer { server.shutdown() }
         observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(server.baseURL), network \(settings.network)")
         let workload = makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL)
+        observer?.preparing(String(format: "scroll trace '%@': %.1f s, %d frames at %d fps", settings.scroll.rawValue,
+                                   workload.trace.duration, workload.trace.frames.count, settings.fps))
 
         let cells = plan.cells
         var results: [RunResult] = []

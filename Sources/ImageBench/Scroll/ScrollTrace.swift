@@ -7,7 +7,8 @@ public struct ScrollFrame: Sendable, Equatable, Codable {
 /// The named gesture mixes a trace can be generated from.
 public enum ScrollProfile: String, Sendable, Codable, CaseIterable {
     /// Repeated fast flings from top to bottom, each launched before the last one settles, with
-    /// an occasional stop to look: covers every row quickly, the stress case for cancellation.
+    /// an occasional stop to look: covers every row quickly (5,000 rows in 35–40 s), the
+    /// stress case for cancellation.
     case fling
 }
 
@@ -29,18 +30,24 @@ public struct ScrollTrace: Sendable, Equatable {
         var physics = ScrollPhysics(frameMilliseconds: 1000 / Double(fps), viewport: viewport)
         switch profile {
         case .fling:
+            // Stops come every 600–1000 rows rather than at random, so a trace's length depends
+            // little on the seed: 5,000 rows take 35–40 s whatever the seed.
+            func rowsToNextStop() -> Double { (600 + random.unit() * 400) * viewport.rowHeight }
+            var nextStop = rowsToNextStop()
             while !physics.atEnd {
                 // Finger down: a short drag that carries what speed the content still had.
                 let dragSpeed = max(physics.velocity, 2 + random.unit() * 4)
                 physics.drag(speed: dragSpeed, milliseconds: 60 + random.unit() * 80)
                 // Release: a flick adds to the speed, as UIScrollView accumulates repeated flings.
-                let release = min(ScrollPhysics.maxVelocity, physics.velocity + 6 + random.unit() * 8)
-                if random.unit() < 0.12 {
+                let release = min(ScrollPhysics.maxVelocity, physics.velocity + 8 + random.unit() * 8)
+                if physics.offset >= nextStop {
                     // Let it glide down to reading speed, stop it, and read a moment.
-                    physics.fling(velocity: release, until: 0.3)
+                    nextStop = physics.offset + rowsToNextStop()
+                    physics.fling(velocity: release, until: 0.5)
                     physics.dwell(milliseconds: 300 + random.unit() * 900)
                 } else {
-                    physics.fling(velocity: release, until: 5 + random.unit() * 5)
+                    // Flick again while it still flies: the feed streams by at 10–16 pt/ms.
+                    physics.fling(velocity: release, until: 10 + random.unit() * 6)
                 }
             }
         }
