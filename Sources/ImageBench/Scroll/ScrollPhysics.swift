@@ -5,8 +5,7 @@ import Foundation
 /// frame of `t` ms it moves `v·(r^t − 1)/ln r` points and leaves with velocity `v·r^t`.
 struct ScrollPhysics {
     static let decelerationRate = 0.998
-    /// 30 pt/ms (30,000 pt/s) keeps a frame's jump below one screen at 60 fps, so every row passing
-    /// by is on screen for at least one frame.
+    /// 30 pt/ms (30,000 pt/s), the fastest a flung feed moves.
     static let maxVelocity = 30.0
 
     let frameMilliseconds: Double
@@ -15,16 +14,21 @@ struct ScrollPhysics {
     private(set) var offset = 0.0
     private(set) var velocity = 0.0
 
+    /// The speed limit for this frame rate: `maxVelocity`, or less where one frame's jump would
+    /// approach a screen, so every row passing by is on screen for at least one frame.
+    let velocityLimit: Double
+
     init(frameMilliseconds: Double, viewport: Viewport) {
         self.frameMilliseconds = frameMilliseconds
         self.viewport = viewport
+        velocityLimit = min(Self.maxVelocity, 0.95 * viewport.height / frameMilliseconds)
     }
 
     var atEnd: Bool { offset >= viewport.maxOffset }
 
     /// The finger moves the content at a steady speed.
     mutating func drag(speed: Double, milliseconds: Double) {
-        velocity = min(speed, Self.maxVelocity)
+        velocity = min(speed, velocityLimit)
         for _ in 0..<max(1, Int((milliseconds / frameMilliseconds).rounded())) where !atEnd {
             advance(by: velocity * frameMilliseconds, dragging: true)
         }
@@ -32,7 +36,7 @@ struct ScrollPhysics {
 
     /// The finger lifts at `velocity` and the content decelerates until it is slower than `until`.
     mutating func fling(velocity start: Double, until stopVelocity: Double) {
-        velocity = min(start, Self.maxVelocity)
+        velocity = min(start, velocityLimit)
         let decay = pow(Self.decelerationRate, frameMilliseconds)
         let lnRate = log(Self.decelerationRate)
         while velocity > stopVelocity && !atEnd {

@@ -34,12 +34,14 @@ public struct ScrollTrace: Sendable, Equatable {
             // little on the seed: 5,000 rows take 35–40 s whatever the seed.
             func rowsToNextStop() -> Double { (600 + random.unit() * 400) * viewport.rowHeight }
             var nextStop = rowsToNextStop()
+            // The app opens on the first screen; the user starts scrolling half a second later.
+            physics.dwell(milliseconds: 500)
             while !physics.atEnd {
                 // Finger down: a short drag that carries what speed the content still had.
                 let dragSpeed = max(physics.velocity, 2 + random.unit() * 4)
                 physics.drag(speed: dragSpeed, milliseconds: 60 + random.unit() * 80)
                 // Release: a flick adds to the speed, as UIScrollView accumulates repeated flings.
-                let release = min(ScrollPhysics.maxVelocity, physics.velocity + 8 + random.unit() * 8)
+                let release = min(physics.velocityLimit, physics.velocity + 8 + random.unit() * 8)
                 if physics.offset >= nextStop {
                     // Let it glide down to reading speed, stop it, and read a moment.
                     nextStop = physics.offset + rowsToNextStop()

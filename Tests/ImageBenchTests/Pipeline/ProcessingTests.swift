@@ -1,0 +1,48 @@
+import Testing
+@testable import ImageBench
+
+@Suite("Downsampling and filters")
+struct ProcessingTests {
+    @Test("aspect fill crops the overflow around the centre and averages pixels")
+    func aspectFill() {
+        // 4×2 image: left half black, right half white; filling 1×1 averages the centre square.
+        let pixels: [UInt8] = [0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+                               0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255]
+        let image = DecodedImage(size: PixelSize(width: 4, height: 2), pixels: pixels)
+        let out = Downsampler.aspectFill(image, to: PixelSize(width: 1, height: 1))
+        #expect(out.size == PixelSize(width: 1, height: 1))
+        #expect(out.pixels == [128, 128, 128, 255])
+        #expect(out.sourceSize == PixelSize(width: 4, height: 2))
+        // Filling 2×1 keeps the aspect: no crop, each output pixel averages its half.
+        #expect(Downsampler.aspectFill(image, to: PixelSize(width: 2, height: 1)).pixels == [0, 0, 0, 255, 255, 255, 255, 255])
+    }
+
+    @Test("never upscales")
+    func noUpscale() {
+        let image = DecodedImage(size: PixelSize(width: 2, height: 2), pixels: [UInt8](repeating: 9, count: 16))
+        #expect(Downsampler.aspectFill(image, to: PixelSize(width: 240, height: 240)) == image)
+    }
+
+    @Test("a landscape photo fills a square cell exactly")
+    func landscape() {
+        let image = DecodedImage(size: PixelSize(width: 1200, height: 800), pixels: [UInt8](repeating: 50, count: 1200 * 800 * 4))
+        #expect(Downsampler.aspectFill(image, to: PixelSize(width: 240, height: 240)).size == PixelSize(width: 240, height: 240))
+    }
+
+    @Test("sepia, grayscale and blur give known values")
+    func filters() {
+        var image = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: [100, 150, 200, 77])
+        ImageFilter.sepia.apply(to: &image)
+        // 0.393·100 + 0.769·150 + 0.189·200 = 192.3; 0.349·100 + 0.686·150 + 0.168·200 = 171.4; 0.272·100 + 0.534·150 + 0.131·200 = 133.5
+        #expect(close(image.pixels, [192, 171, 133, 77], tolerance: 1))
+        let gray = ImageFilter.grayscale.applied(to: DecodedImage(size: PixelSize(width: 1, height: 1), pixels: [100, 150, 200, 9]))
+        #expect(gray.pixels == [141, 141, 141, 9])
+        let flat = DecodedImage(size: PixelSize(width: 8, height: 8), pixels: [UInt8](repeating: 60, count: 256))
+        #expect(ImageFilter.blur.applied(to: flat).pixels == flat.pixels)
+        var spike = [UInt8](repeating: 0, count: 9 * 9 * 4)
+        spike[(4 * 9 + 4) * 4] = 250
+        let blurred = ImageFilter.blur.applied(to: DecodedImage(size: PixelSize(width: 9, height: 9), pixels: spike))
+        #expect(blurred.pixel(x: 4, y: 4)[0] == 10)  // 250 spread over 5×5
+        #expect(blurred.pixel(x: 0, y: 0)[0] == 0)
+    }
+}

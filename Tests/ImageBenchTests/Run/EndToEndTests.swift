@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("End-to-end runs on the real server", .serialized)
+struct EndToEndTests {
+    static func run(rows: Int, network: String = "loopback", cancel: CancelPolicy = .offscreen,
+                    concurrency: Int = 5) throws -> BenchmarkResults {
+        var settings = RunSettings()
+        settings.rows = rows
+        settings.network = try NetworkProfile(parsing: network)
+        settings.cancelPolicy = cancel
+        settings.settleSeconds = 1
+        return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.operationQueue],
+                                               concurrencies: [concurrency]))
+    }
+
+    @Test("a 200-row run visits every row and its counts add up")
+    func consistentCounts() throws {
+        let results = try Self.run(rows: 200)
+        let result = try #require(results.results.first)
+        let s = result.summary
+        #expect(s.rowsVisited == 200)
+        #expect(s.requests >= 200)  // every row became visible at least once
+        #expect(s.requests == s.memoryHits + s.diskHits + s.networkFetches + s.merged + s.errors)
+        #expect(s.requests == s.displayed + s.neverDisplayed + s.errors)
+        #expect(s.requests == result.requests.count)
+        #expect(s.errors == 0)
+        #expect(s.networkFetches > 0 && s.memoryHits > 0)
+        // Every displayed request is in the histogram; no never-displayed one is.
+        #expect(result.latency.count == s.displayed)
+        for request in result.requests {
+            switch request.outcome {
+            case .displayed: #expect(request.latency != nil && request.displayFrame! >= request.visibleFrame)
+            case .neverDisplayed, .error: #expect(request.latency == nil)
+            }
+            if request.source == .memory { #expect(request.latency == 0) }
+            if request.source == .network && request.outcome == .displayed {
+                #expect(request.stages != nil && request.bytes > 0)
+            }
+        }
+        // Downloaded bytes are exactly what the displayed loads fetched plus partial transfers.
+        #expect(s.bytesDownloaded >= result.requests.filter { $0.source == .network && $0.outcome == .displayed }.reduce(0) { $0 + $1.bytes })
+    }
+
+    @Test("display latency includes the network: every network-loaded image waited at least the profile's latency")
+    func latencyFloor() throws {
+        let results = try Self.run(rows: 60, network: "latency=100ms,jitter=0ms")
+        let result = try #require(results.results.first)
+        let network = result.requests.filter { $0.source == .network && $0.outcome == .displayed }
+        #expect(!network.isEmpty)
+        for request in network {
+            // Frame-quantised latency can round down by at most one frame (16.7 ms).
+            #expect(request.latency! + 16_666_667 >= 100_000_000)
+            #expect(request.stages!.timeToFirstByte >= 100_000_000)
+        }
+        #expect(result.summary.latencyP50Ms >= 0)
+    }
+
+    @Test("requests.csv and summary.csv parse with Python's csv module")
+    func csvParsesInPython() throws {
+        let results = try Self.run(rows: 120)
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Reports.write(results, to: directory)
+        let script = """
+        import csv, json, sys
+        d = sys.argv[1]
+        with open(d + '/summary.csv', newline='') as f:
+            summary = list(csv.DictReader(f))
+        with open(d + '/requests.csv', newline='') as f:
+            requests = list(csv.DictReader(f))
+        print(json.dumps({'summary_columns': list(summary[0].keys()), 'summary_rows': len(summary),
+                          'requests_rows': len(requests), 'requests_in_summary': int(summary[0]['requests']),
+                          'strategy': summary[0]['strategy'], 'concurrency': summary[0]['concurrency'],
+                          'sources': sorted(set(r['source'] for r in requests))}))
+        """
+        let output = try runPython(script, arguments: [directory.path])
+        let parsed = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        let designColumns = [
+            "strategy", "concurrency", "repeat", "rows", "requests", "memory_hits", "disk_hits", "network_fetches",
+            "merged", "memory_hit_rate", "disk_hit_rate", "cancelled_queued", "cancelled_inflight", "bytes_downloaded",
+            "bytes_saved", "decode_ms_saved", "wasted_completions", "errors", "never_displayed", "latency_p50_ms",
+            "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "placeholder_ratio",
+            "hitch_ms_per_s", "dropped_frames", "achieved_concurrency_mean", "achieved_concurrency_peak",
+            "images_per_s", "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s",
+        ]
+        let columns = parsed["summary_columns"] as! [String]
+        for column in designColumns { #expect(columns.contains(column), "summary.csv lacks \(column)") }
+        #expect(parsed["summary_rows"] as? Int == 1)
+        #expect(parsed["strategy"] as? String == "operation-queue")
+        #expect(parsed["concurrency"] as? String == "5")
+        #expect(parsed["requests_rows"] as? Int == results.results[0].requests.count)
+        #expect(parsed["requests_in_summary"] as? Int == results.results[0].requests.count)
+        #expect((parsed["sources"] as! [String]).allSatisfy { RequestSource(rawValue: $0) != nil })
+    }
+}
+
+/// Runs python3 with a script; returns its standard output, failing on a non-zero exit.
+func runPython(_ script: String, arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", script] + arguments
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        struct PythonFailed: Error, CustomStringConvertible { let description: String }
+        throw PythonFailed(description: "python3 exited \(process.terminationStatus): \(errorText)")
+    }
+    return String(decoding: data, as: UTF8.self)
+}

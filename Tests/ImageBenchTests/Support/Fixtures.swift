@@ -1,0 +1,40 @@
+import Foundation
+@testable import ImageBench
+
+/// Images with known pixel values, encoded by the real libjpeg and libpng.
+enum Fixtures {
+    /// RGB pixels made of four flat 16×16-aligned quadrants, so JPEG reproduces each colour
+    /// almost exactly away from the edges.
+    static func quadrants(size: PixelSize) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: size.pixelCount * 3)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let colour = quadrantColour(x: x, y: y, size: size)
+                let offset = (y * size.width + x) * 3
+                pixels[offset] = colour[0]; pixels[offset + 1] = colour[1]; pixels[offset + 2] = colour[2]
+            }
+        }
+        return pixels
+    }
+
+    static func quadrantColour(x: Int, y: Int, size: PixelSize) -> [UInt8] {
+        switch (x < size.width / 2, y < size.height / 2) {
+        case (true, true): [200, 30, 30]
+        case (false, true): [30, 200, 30]
+        case (true, false): [30, 30, 200]
+        case (false, false): [240, 240, 240]
+        }
+    }
+
+    static func temporaryDirectory(_ name: String = #function) throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("imgbench-tests-\(name.filter { $0.isLetter || $0.isNumber })-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+/// Asserts two byte values are within a tolerance (JPEG is lossy).
+func close(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
+}
