@@ -1,0 +1,60 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ImageBench
+
+@Suite("Cancellation of real transfers")
+struct CancellationTests {
+    @Test("cancelling an in-flight fetch stops the transfer before the body is complete")
+    func inFlightCancelStopsTransfer() throws {
+        let corpus = ImageCorpus.generate(count: 8, seed: 5)
+        let image = corpus.images.max { $0.bytes.count < $1.bytes.count }!
+        // 40 kB/s: the largest image takes well over a second to send.
+        let profile = try NetworkProfile(parsing: "latency=0ms,bandwidth=40kB/s")
+        let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: profile, seed: 5)
+        defer { server.shutdown() }
+        #expect(image.bytes.count > 60_000)
+        let token = LoadToken()
+        #expect(token.begin())
+        let outcome = Mutex<Result<FetchResult, FetchError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let result = Result { () throws(FetchError) -> FetchResult in
+                try CurlFetcher().fetch("\(server.baseURL)/\(image.path)", expectedBytes: image.bytes.count, token: token)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(token.cancel() == .inFlight)
+        done.wait()
+        let result = try #require(outcome.withLock { $0 })
+        guard case .failure(.cancelled(let received)) = result else {
+            Issue.record("expected a cancelled fetch, got \(result)")
+            return
+        }
+        #expect(received < image.bytes.count)
+        // The server stops sending once the client has gone.
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(server.bytesSent < image.bytes.count)
+    }
+
+    @Test("a token cancelled before it begins never starts, and reports what a cancel achieved")
+    func tokenStates() {
+        let queued = LoadToken()
+        #expect(queued.cancel() == .whileQueued)
+        #expect(!queued.begin())
+        #expect(queued.isCancelled)
+
+        let running = LoadToken()
+        #expect(running.begin())
+        #expect(running.cancel() == .inFlight)
+        #expect(!running.finish())
+
+        let finished = LoadToken()
+        #expect(finished.begin())
+        #expect(finished.finish())
+        #expect(finished.cancel() == .tooLate)
+        #expect(!finished.isCancelled)
+    }
+}
