@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Where decoded images are kept for instant display.
 public protocol ImageCaching: Sendable {
     func image(for key: String) -> DecodedImage?
@@ -18,36 +16,36 @@ public final class MemoryCache: ImageCaching {
 
     public let costLimit: Int
     public let entryCostLimit: Double
-    private let state: Mutex<LRUList>
+    private let state: Locked<LRUList>
 
     public init(costLimit: Int = MemoryCache.defaultCostLimit, entryCostLimit: Double = MemoryCache.defaultEntryCostLimit) {
         self.costLimit = costLimit
         self.entryCostLimit = entryCostLimit
-        state = Mutex(LRUList())
+        state = Locked(LRUList())
     }
 
     public func image(for key: String) -> DecodedImage? {
-        state.withLock { list in
+        state.withLockedValue { list in
             list.touch(key)
         }
     }
 
     public func insert(_ image: DecodedImage, for key: String) {
         guard Double(image.cost) <= Double(costLimit) * entryCostLimit else { return }
-        state.withLock { list in
+        state.withLockedValue { list in
             list.insert(image, for: key)
             while list.totalCost > costLimit { list.evictOldest() }
         }
     }
 
-    public var totalCost: Int { state.withLock { $0.totalCost } }
-    public var count: Int { state.withLock { $0.count } }
-    public var evictions: Int { state.withLock { $0.evictions } }
+    public var totalCost: Int { state.withLockedValue { $0.totalCost } }
+    public var count: Int { state.withLockedValue { $0.count } }
+    public var evictions: Int { state.withLockedValue { $0.evictions } }
 }
 
 /// A doubly linked list over array slots, with a dictionary from key to slot: O(1) lookup, touch,
 /// insert and eviction without allocating a node object per entry.
-private struct LRUList: ~Copyable {
+private struct LRUList {
     struct Node {
         var key: String
         var image: DecodedImage?

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Counts loads actually running (not queued) and integrates the count over time, so a run can
 /// report the concurrency it achieved (mean and peak) beside the limit it configured: on Linux the
 /// two differ (Dispatch's pool grows slowly when work blocks).
@@ -12,21 +10,21 @@ public final class ConcurrencyGauge: Sendable {
         let start: UInt64
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(start: UInt64 = MonotonicClock.now()) {
-        state = Mutex(State(lastChange: start, start: start))
+        state = Locked(State(lastChange: start, start: start))
     }
 
     public func enter() { change(by: 1) }
     public func leave() { change(by: -1) }
 
-    public var current: Int { state.withLock { $0.current } }
-    public var peak: Int { state.withLock { $0.peak } }
+    public var current: Int { state.withLockedValue { $0.current } }
+    public var peak: Int { state.withLockedValue { $0.peak } }
 
     /// The time-weighted mean number of running loads from the gauge's start until `end`.
     public func mean(until end: UInt64 = MonotonicClock.now()) -> Double {
-        state.withLock { s in
+        state.withLockedValue { s in
             let area = s.area + Double(s.current) * Double(end - min(end, s.lastChange))
             let span = Double(end - min(end, s.start))
             return span > 0 ? area / span : 0
@@ -35,7 +33,7 @@ public final class ConcurrencyGauge: Sendable {
 
     private func change(by delta: Int) {
         let now = MonotonicClock.now()
-        state.withLock { s in
+        state.withLockedValue { s in
             s.area += Double(s.current) * Double(now - min(now, s.lastChange))
             s.lastChange = now
             s.current += delta

@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 
 /// Progress on standard error: one line rewritten in place on a terminal, and on a pipe (CI logs)
 /// just a line when each run starts and ends.
 public final class TerminalProgress: BenchmarkObserver {
     private let interactive: Bool
     private let quiet: Bool
-    private let lastCorpusLine = Mutex<Int>(-1)
+    private let lastCorpusLine = Locked<Int>(-1)
 
     public init(quiet: Bool = false, interactive: Bool = isatty(STDERR_FILENO) == 1) {
         self.quiet = quiet
@@ -19,7 +18,7 @@ public final class TerminalProgress: BenchmarkObserver {
 
     public func corpusProgress(done: Int, total: Int) {
         guard interactive else { return }
-        let shouldPrint = lastCorpusLine.withLock { last in
+        let shouldPrint = lastCorpusLine.withLockedValue { last in
             defer { last = done }
             return done != last
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The classic iOS answer: an `OperationQueue` with `maxConcurrentOperationCount`, one `Operation`
 /// per row load, and a dictionary of pending operations keyed by load so a row that scrolls away
@@ -8,7 +7,7 @@ import Synchronization
 public final class OperationQueueStrategy: LoadScheduling {
     private let queue: OperationQueue
     private let fetchers: CurlFetcherPool
-    private let pending = Mutex<[Int: Operation]>([:])
+    private let pending = Locked<[Int: Operation]>([:])
 
     public init(maxConcurrentOperationCount: Int, fetchers: CurlFetcherPool) {
         queue = OperationQueue()
@@ -22,14 +21,14 @@ public final class OperationQueueStrategy: LoadScheduling {
         let operation = ImageLoadOperation(job: job, fetchers: fetchers)
         operation.queuePriority = job.priority == .visible ? .high : .low
         operation.completionBlock = { [weak self] in
-            self?.pending.withLock { _ = $0.removeValue(forKey: job.id) }
+            self?.pending.withLockedValue { _ = $0.removeValue(forKey: job.id) }
         }
-        pending.withLock { $0[job.id] = operation }
+        pending.withLockedValue { $0[job.id] = operation }
         queue.addOperation(operation)
     }
 
     public func cancel(_ job: LoadJob) {
-        pending.withLock { $0[job.id] }?.cancel()
+        pending.withLockedValue { $0[job.id] }?.cancel()
     }
 
     public func waitUntilIdle() {

@@ -1,11 +1,9 @@
-import Synchronization
-
 /// A link of fixed bandwidth that every connection's bytes queue on, first come first served:
 /// the bottleneck of a phone's radio. Connections interleave because each reserves one chunk at
 /// a time, so concurrent downloads share the bandwidth instead of each getting all of it.
 public final class SharedLink: Sendable {
     public let bytesPerSecond: Double
-    private let nextFree = Mutex<UInt64>(0)
+    private let nextFree = Locked<UInt64>(0)
 
     public init(bytesPerSecond: Double) {
         precondition(bytesPerSecond > 0, "a link needs bandwidth")
@@ -15,7 +13,7 @@ public final class SharedLink: Sendable {
     /// Reserves the link for `bytes` and returns when (monotonic ns) their transmission ends.
     public func reserve(_ bytes: Int, now: UInt64 = MonotonicClock.now()) -> UInt64 {
         let duration = UInt64(Double(bytes) / bytesPerSecond * 1e9)
-        return nextFree.withLock { next in
+        return nextFree.withLockedValue { next in
             next = max(next, now) + duration
             return next
         }

@@ -28,15 +28,15 @@ public struct ImageCorpus: Sendable {
     /// Generates `count` images on all cores. `progress` is called with the number done so far.
     public static func generate(count: Int, seed: UInt64,
                                 progress: (@Sendable (Int) -> Void)? = nil) -> ImageCorpus {
-        let results = Mutex<[CorpusImage?]>(Array(repeating: nil, count: count))
+        let results = Locked<[CorpusImage?]>(Array(repeating: nil, count: count))
         let done = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: count) { id in
             let image = makeImage(id: id, seed: seed)
-            results.withLock { $0[id] = image }
+            results.withLockedValue { $0[id] = image }
             let finished = done.add(1, ordering: .relaxed).newValue
             if finished % 50 == 0 || finished == count { progress?(finished) }
         }
-        return ImageCorpus(seed: seed, images: results.withLock { $0.map { $0! } })
+        return ImageCorpus(seed: seed, images: results.withLockedValue { $0.map { $0! } })
     }
 
     static func makeImage(id: Int, seed: UInt64) -> CorpusImage {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import ImageBench
 
@@ -16,19 +15,19 @@ struct CancellationTests {
         #expect(image.bytes.count > 60_000)
         let token = LoadToken()
         #expect(token.begin())
-        let outcome = Mutex<Result<FetchResult, FetchError>?>(nil)
+        let outcome = Locked<Result<FetchResult, FetchError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let result = Result { () throws(FetchError) -> FetchResult in
                 try CurlFetcher().fetch("\(server.baseURL)/\(image.path)", expectedBytes: image.bytes.count, token: token)
             }
-            outcome.withLock { $0 = result }
+            outcome.withLockedValue { $0 = result }
             done.signal()
         }
         Thread.sleep(forTimeInterval: 0.3)
         #expect(token.cancel() == .inFlight)
         done.wait()
-        let result = try #require(outcome.withLock { $0 })
+        let result = try #require(outcome.withLockedValue { $0 })
         guard case .failure(.cancelled(let received)) = result else {
             Issue.record("expected a cancelled fetch, got \(result)")
             return

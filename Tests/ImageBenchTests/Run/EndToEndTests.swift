@@ -115,3 +115,20 @@ func runPython(_ script: String, arguments: [String]) throws -> String {
     }
     return String(decoding: data, as: UTF8.self)
 }
+
+@Suite("Cancellation policies end to end", .serialized)
+struct CancelPolicyTests {
+    @Test("offscreen cancels queued and in-flight loads and downloads less than none on the same trace")
+    func offscreenSavesBytes() throws {
+        // A slow link makes every load outlive its row's time on screen during a fling.
+        let network = "latency=100ms,jitter=20ms,bandwidth=300kB/s"
+        let offscreen = try #require(EndToEndTests.run(rows: 300, network: network, cancel: .offscreen).results.first).summary
+        let none = try #require(EndToEndTests.run(rows: 300, network: network, cancel: .none).results.first).summary
+        #expect(offscreen.cancelledQueued > 0)
+        #expect(offscreen.cancelledInflight > 0)
+        #expect(offscreen.bytesSaved > 0)
+        #expect(none.cancelledQueued == 0 && none.cancelledInflight == 0 && none.bytesSaved == 0)
+        #expect(none.wastedCompletions > 0)
+        #expect(offscreen.bytesDownloaded < none.bytesDownloaded)
+    }
+}

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import ImageBench
 
@@ -17,12 +16,12 @@ struct OperationQueueStrategyTests {
         let strategy = OperationQueueStrategy(maxConcurrentOperationCount: 1, fetchers: CurlFetcherPool(limits: FetchLimits()))
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
-        let ran = Mutex<[Int]>([])
+        let ran = Locked<[Int]>([])
         func job(_ id: Int, blocking: Bool) -> LoadJob {
             let token = LoadToken()
             return LoadJob(id: id, token: token) { _ in
                 guard token.begin() else { return }
-                ran.withLock { $0.append(id) }
+                ran.withLockedValue { $0.append(id) }
                 if blocking {
                     started.signal()
                     release.wait()
@@ -39,25 +38,25 @@ struct OperationQueueStrategyTests {
         strategy.cancel(second)
         release.signal()
         strategy.waitUntilIdle()
-        #expect(ran.withLock { $0 } == [1, 3])
+        #expect(ran.withLockedValue { $0 } == [1, 3])
     }
 
     @Test("never runs more operations at once than its limit, and runs every job once", arguments: [1, 3])
     func respectsLimit(limit: Int) {
         let strategy = OperationQueueStrategy(maxConcurrentOperationCount: limit, fetchers: CurlFetcherPool(limits: FetchLimits()))
         let gauge = ConcurrencyGauge()
-        let runs = Mutex<[Int: Int]>([:])
+        let runs = Locked<[Int: Int]>([:])
         for id in 0..<24 {
             strategy.submit(LoadJob(id: id) { _ in
                 gauge.enter()
                 Thread.sleep(forTimeInterval: 0.005)
-                runs.withLock { $0[id, default: 0] += 1 }
+                runs.withLockedValue { $0[id, default: 0] += 1 }
                 gauge.leave()
             })
         }
         strategy.waitUntilIdle()
         #expect(gauge.peak <= limit)
         #expect(gauge.peak >= 1)
-        #expect(runs.withLock { $0 } == Dictionary(uniqueKeysWithValues: (0..<24).map { ($0, 1) }))
+        #expect(runs.withLockedValue { $0 } == Dictionary(uniqueKeysWithValues: (0..<24).map { ($0, 1) }))
     }
 }
