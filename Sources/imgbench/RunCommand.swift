@@ -14,8 +14,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Concurrency limits, comma-separated (each is a matrix column).")
     var concurrency = "5"
 
-    @Option(help: "Strategies, comma-separated: \(StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var strategies = StrategyKind.operationQueue.rawValue
+    @Option(help: "Strategies, comma-separated, or all: \(StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var strategies = StrategyKind.defaults.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "HTTP transport: blocking (an easy handle per worker) or multi (curl multi on one thread).")
+    var transport = TransportKind.blocking.rawValue
 
     @Option(help: "Network profile: loopback, wifi, lte, 3g, edge, or latency=80ms,jitter=20ms,bandwidth=2MB/s.")
     var network = "wifi"
@@ -98,6 +101,7 @@ struct RunCommand: ParsableCommand {
         settings.scroll = try Self.parse(scroll, as: ScrollProfile.self, flag: "--scroll")
         settings.filter = try Self.parse(filter, as: ImageFilter.self, flag: "--filter")
         settings.cancelPolicy = try Self.parse(cancel, as: CancelPolicy.self, flag: "--cancel")
+        settings.transport = try Self.parse(transport, as: TransportKind.self, flag: "--transport")
         do {
             settings.network = try NetworkProfile(parsing: network)
         } catch {

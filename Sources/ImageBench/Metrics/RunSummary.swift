@@ -4,6 +4,7 @@ public struct RunSummary: Sendable, Equatable {
     public var concurrency: Int
     public var repetition: Int
     public var network: String
+    public var transport: String
     public var rows: Int
     public var rowsVisited: Int
     public var requests: Int
@@ -52,7 +53,7 @@ public struct RunSummary: Sendable, Equatable {
     public var fields: [(name: String, value: Value)] {
         [
             ("strategy", .text(strategy)), ("concurrency", .integer(concurrency)), ("repeat", .integer(repetition)),
-            ("network", .text(network)), ("rows", .integer(rows)), ("rows_visited", .integer(rowsVisited)),
+            ("network", .text(network)), ("transport", .text(transport)), ("rows", .integer(rows)), ("rows_visited", .integer(rowsVisited)),
             ("requests", .integer(requests)), ("memory_hits", .integer(memoryHits)), ("disk_hits", .integer(diskHits)),
             ("network_fetches", .integer(networkFetches)), ("merged", .integer(merged)),
             ("memory_hit_rate", .real(memoryHitRate)), ("disk_hit_rate", .real(diskHitRate)),

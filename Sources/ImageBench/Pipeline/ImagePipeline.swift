@@ -99,40 +99,66 @@ public struct ImagePipeline: Sendable {
         self.decodeLimits = decodeLimits
     }
 
-    /// Runs one load on the calling worker. Returns nil if the load was cancelled before it
+    /// Runs one load on the calling thread. Returns nil if the load was cancelled before it
     /// started (nothing was done, and the main loop already knows).
     public func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                     fetcher: any ImageFetching, gauge: ConcurrencyGauge? = nil) -> LoadCompletion? {
+                     transport: any Transport, gauge: ConcurrencyGauge? = nil) -> LoadCompletion? {
         guard token.begin() else { return nil }
         gauge?.enter()
         defer { gauge?.leave() }
         let started = MonotonicClock.now()
+        let fetched = Result { () throws(FetchError) -> FetchResult in
+            try transport.fetch(request.url, expectedBytes: request.expectedBytes, token: token)
+        }
+        return process(fetched, request: request, id: id, token: token, submittedAt: submittedAt, started: started)
+    }
+
+    /// The same load from a task: the fetch suspends where the transport allows; decoding and
+    /// filtering run on the task's thread.
+    public func loadAsync(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+                          transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> LoadCompletion? {
+        guard token.begin() else { return nil }
+        gauge?.enter()
+        defer { gauge?.leave() }
+        let started = MonotonicClock.now()
+        let fetched: Result<FetchResult, FetchError>
+        do {
+            fetched = .success(try await transport.fetchAsync(request.url, expectedBytes: request.expectedBytes, token: token))
+        } catch {
+            fetched = .failure(error)
+        }
+        return process(fetched, request: request, id: id, token: token, submittedAt: submittedAt, started: started)
+    }
+
+    /// Everything after the fetch: decode, downsample, filter, cache, with the stage times.
+    private func process(_ fetched: Result<FetchResult, FetchError>, request: LoadRequest, id: Int,
+                         token: LoadToken, submittedAt: UInt64, started: UInt64) -> LoadCompletion {
         var stages = StageTimes(queueWait: started - min(started, submittedAt))
         func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0) -> LoadCompletion {
             token.finish()
             return LoadCompletion(loadID: id, outcome: outcome, stages: stages, bytesReceived: bytes,
                                   sourcePixels: pixels, finishedAt: MonotonicClock.now())
         }
-
-        let fetched: FetchResult
-        do {
-            fetched = try fetcher.fetch(request.url, expectedBytes: request.expectedBytes, token: token)
-        } catch {
-            let elapsed = MonotonicClock.now() - started
-            stages.timeToFirstByte = elapsed
-            if case .cancelled(let received) = error { return finish(.cancelled, bytes: received) }
-            return finish(.failed(.fetch(error)), bytes: 0)
-        }
         // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
         let fetchEnd = MonotonicClock.now()
-        stages.timeToFirstByte = min(fetched.timeToFirstByte, fetchEnd - started)
-        stages.transfer = fetchEnd - started - stages.timeToFirstByte
-        let bytes = fetched.bytes.count
+        let fetchTime = fetchEnd - min(fetchEnd, started)
+        let result: FetchResult
+        switch fetched {
+        case .failure(let error):
+            stages.timeToFirstByte = fetchTime
+            if case .cancelled(let received) = error { return finish(.cancelled, bytes: received) }
+            return finish(.failed(.fetch(error)), bytes: 0)
+        case .success(let success):
+            result = success
+        }
+        stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
+        stages.transfer = fetchTime - stages.timeToFirstByte
+        let bytes = result.bytes.count
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes) }
 
         var image: DecodedImage
         do {
-            let decoded = try decoder.decode(fetched.bytes, targetSize: targetSize, limits: decodeLimits)
+            let decoded = try decoder.decode(result.bytes, targetSize: targetSize, limits: decodeLimits)
             image = Downsampler.aspectFill(decoded, to: targetSize)
         } catch {
             stages.decode = MonotonicClock.now() - fetchEnd
@@ -146,5 +172,31 @@ public struct ImagePipeline: Sendable {
         memoryCache.insert(image, for: request.url)
         stages.filter = MonotonicClock.now() - decoded
         return finish(.image(image), bytes: bytes, pixels: image.sourceSize.pixelCount)
+    }
+}
+
+/// The pipeline's load of one image as a strategy's job: runs the load and posts the result to
+/// the main loop's inbox.
+struct PipelineLoad: LoadWork {
+    let pipeline: ImagePipeline
+    let request: LoadRequest
+    let id: Int
+    let token: LoadToken
+    let submittedAt: UInt64
+    let gauge: ConcurrencyGauge
+    let inbox: DeliveryInbox
+
+    func run(on transport: any Transport) {
+        if let completion = pipeline.load(request, id: id, token: token, submittedAt: submittedAt,
+                                          transport: transport, gauge: gauge) {
+            inbox.post(completion)
+        }
+    }
+
+    func runAsync(on transport: any Transport) async {
+        if let completion = await pipeline.loadAsync(request, id: id, token: token, submittedAt: submittedAt,
+                                                     transport: transport, gauge: gauge) {
+            inbox.post(completion)
+        }
     }
 }

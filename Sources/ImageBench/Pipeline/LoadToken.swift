@@ -19,6 +19,7 @@ public final class LoadToken: Sendable {
     }
 
     private let raw = Atomic<UInt8>(State.queued.rawValue)
+    private let cancelHandler = Locked<(@Sendable () -> Void)?>(nil)
 
     public init() {}
 
@@ -49,8 +50,16 @@ public final class LoadToken: Sendable {
         }
         if raw.compareExchange(expected: State.running.rawValue, desired: State.cancelledInFlight.rawValue,
                                ordering: .acquiringAndReleasing).exchanged {
+            cancelHandler.withLockedValue { $0 }?()
             return .inFlight
         }
         return .tooLate
+    }
+
+    /// Runs `handler` when the load is cancelled in flight (at once if it already was): how a
+    /// transport that waits in poll() learns it should stop a transfer.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        cancelHandler.withLockedValue { $0 = handler }
+        if isCancelled { handler() }
     }
 }

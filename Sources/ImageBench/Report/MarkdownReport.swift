@@ -12,7 +12,7 @@ public struct MarkdownReport: ReportWriter {
         # imgbench report
 
         \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
-        network \(settings.network), filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
+        network \(settings.network), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), memory cache \(settings.memoryCacheBytes / 1_048_576) MB, seed \(settings.seed).
         Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, served by the embedded server.
 

@@ -32,7 +32,7 @@ public struct SummaryJSON: ReportWriter {
                 "filter": settings.filter.rawValue, "cancel": settings.cancelPolicy.rawValue,
                 "coalesce": settings.coalesce, "memory_cache_bytes": settings.memoryCacheBytes,
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
-                "repeat": results.plan.repeats, "transport": "blocking",
+                "repeat": results.plan.repeats, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,
                 "max_pixels": settings.decodeLimits.maxPixels,
             ] as [String: Any],

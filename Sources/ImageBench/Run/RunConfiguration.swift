@@ -18,6 +18,7 @@ public struct RunSettings: Sendable, Equatable {
     public var cancelPolicy = CancelPolicy.offscreen
     public var coalesce = true
     public var memoryCacheBytes = MemoryCache.defaultCostLimit
+    public var transport = TransportKind.blocking
     public var fetchLimits = FetchLimits()
     public var decodeLimits = DecodeLimits()
     /// How long the run goes on after the trace ends, for the last screen's images to arrive.

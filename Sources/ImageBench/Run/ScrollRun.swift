@@ -35,6 +35,7 @@ public final class ScrollRun {
     private let settings: RunSettings
     private let cell: RunCell
     private let scheduler: any LoadScheduling
+    private let transport: any Transport
     private let pipeline: ImagePipeline
     private let memoryCache: MemoryCache
     private let inbox = DeliveryInbox()
@@ -63,7 +64,8 @@ public final class ScrollRun {
         self.settings = settings
         self.cell = cell
         frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
-        scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, fetchLimits: settings.fetchLimits)
+        transport = settings.transport.make(limits: settings.fetchLimits)
+        scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: transport)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
         pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, decodeLimits: settings.decodeLimits)
         gauge = ConcurrencyGauge()
@@ -92,8 +94,13 @@ public final class ScrollRun {
             for row in visible where !shown.contains(row) { rowAppeared(row, frame: frame) }
             shown = visible
 
-            let workEnd = MonotonicClock.now()
+            var workEnd = MonotonicClock.now()
             let next = max(frame + 1, Int((workEnd - start + frameNanoseconds - 1) / frameNanoseconds))
+            if scheduler.runsInline {
+                // Loaded inside this frame's cellForRow: on screen at the first vsync after it.
+                deliverCompletions(frame: next, now: workEnd)
+                workEnd = MonotonicClock.now()
+            }
             let placeholders = visible.reduce(0) { $0 + (requests[requestForRow[$1]!].outcome == .displayed ? 0 : 1) }
             visibleRowFrames += visible.count * (next - frame)
             placeholderRowFrames += placeholders * (next - frame)
@@ -145,14 +152,10 @@ public final class ScrollRun {
         let reference = workload.images[imageID]
         let request = LoadRequest(url: reference.url, expectedBytes: reference.expectedBytes)
         let submittedAt = MonotonicClock.now()
-        let (pipeline, inbox, gauge) = (self.pipeline, self.inbox, self.gauge)
         let token = LoadToken()
-        let job = LoadJob(id: loadID, token: token, priority: .visible) { fetcher in
-            if let completion = pipeline.load(request, id: loadID, token: token, submittedAt: submittedAt,
-                                              fetcher: fetcher, gauge: gauge) {
-                inbox.post(completion)
-            }
-        }
+        let job = LoadJob(id: loadID, token: token, priority: .visible,
+                          work: PipelineLoad(pipeline: pipeline, request: request, id: loadID, token: token,
+                                             submittedAt: submittedAt, gauge: gauge, inbox: inbox))
         loads[loadID] = ActiveLoad(job: job, url: reference.url, imageID: imageID, origin: origin, waiting: [origin])
         loadForRequest[origin] = loadID
         if settings.coalesce { loadForURL[reference.url] = loadID }
@@ -258,6 +261,8 @@ public final class ScrollRun {
             scheduler.cancel(load.job)
         }
         scheduler.waitUntilIdle()
+        scheduler.shutdown()
+        transport.shutdown()
         for completion in inbox.takeAll() { account(completion, deliveredAt: MonotonicClock.now()) }
         loads.removeAll()
     }
@@ -271,7 +276,7 @@ public final class ScrollRun {
         let costPerPixel = decodedPixels > 0 ? Double(decodeFilterNanoseconds) / Double(decodedPixels) : 0
         return RunSummary(
             strategy: cell.strategy.rawValue, concurrency: cell.concurrency, repetition: cell.repetition,
-            network: settings.network.name, rows: workload.feed.rowCount, rowsVisited: visited.count { $0 },
+            network: settings.network.name, transport: settings.transport.rawValue, rows: workload.feed.rowCount, rowsVisited: visited.count { $0 },
             requests: requests.count, memoryHits: count(.memory), diskHits: count(.disk),
             networkFetches: count(.network), merged: count(.merged), errors: count(.error),
             displayed: requests.count { $0.outcome == .displayed },

@@ -1,21 +1,30 @@
+/// The work of one job, runnable from a thread or from a task. The pipeline's load of one image is
+/// the real one; tests use instrumented work.
+public protocol LoadWork: Sendable {
+    /// Runs on the calling thread, blocking it for the fetch.
+    func run(on transport: any Transport)
+    /// Runs in the calling task, suspending for the fetch where the transport allows.
+    func runAsync(on transport: any Transport) async
+}
+
 /// One unit of work a strategy runs: the whole load of one image (fetch, decode, filter, cache,
-/// deliver). The strategy decides where and when `run` happens and supplies the fetcher.
+/// deliver). The strategy decides where and when it runs; the token decides whether.
 public final class LoadJob: Sendable {
     public let id: Int
     public let token: LoadToken
-    /// Loads for visible rows run before prefetches.
+    /// Loads for visible rows run before prefetches where a strategy can order its queue.
     public let priority: LoadPriority
-    private let work: @Sendable (any ImageFetching) -> Void
+    private let work: any LoadWork
 
-    public init(id: Int, token: LoadToken = LoadToken(), priority: LoadPriority = .visible,
-                work: @escaping @Sendable (any ImageFetching) -> Void) {
+    public init(id: Int, token: LoadToken = LoadToken(), priority: LoadPriority = .visible, work: any LoadWork) {
         self.id = id
         self.token = token
         self.priority = priority
         self.work = work
     }
 
-    public func run(with fetcher: any ImageFetching) { work(fetcher) }
+    public func run(on transport: any Transport) { work.run(on: transport) }
+    public func runAsync(on transport: any Transport) async { await work.runAsync(on: transport) }
 }
 
 public enum LoadPriority: Int, Sendable, Comparable {
@@ -25,27 +34,47 @@ public enum LoadPriority: Int, Sendable, Comparable {
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// The seam every strategy implements: how loads are run concurrently. All strategies share the
-/// fetcher, decoders, filters, caches and policies; only this differs.
+/// The seam every strategy implements: how loads run concurrently. All strategies share the
+/// transport, decoders, filters, caches and policies; only this differs.
 public protocol LoadScheduling: Sendable {
     /// Queues `job`; it runs when the strategy's limit allows.
     func submit(_ job: LoadJob)
     /// Told after `job.token` was cancelled, so the strategy can drop queued work at once
-    /// (`Operation.cancel()`); work already running stops at its own checks.
+    /// (`Operation.cancel()`, `DispatchWorkItem.cancel()`); running work stops at its own checks.
     func cancel(_ job: LoadJob)
     /// Blocks until every submitted job has run or been dropped.
     func waitUntilIdle()
+    /// Stops the strategy's threads; nothing may be submitted after.
+    func shutdown()
+    /// True when `submit` runs the job before returning (the main-thread control), so its result
+    /// is already waiting when `submit` returns.
+    var runsInline: Bool { get }
+}
+
+extension LoadScheduling {
+    public var runsInline: Bool { false }
+    public func shutdown() {}
 }
 
 /// The strategies imgbench compares, by their command-line names.
 public enum StrategyKind: String, Sendable, Codable, CaseIterable {
     case operationQueue = "operation-queue"
+    case gcd
+    case threads
+    case async
+    case mainThread = "main-thread"
+
+    /// The default comparison: the three classic answers.
+    public static let defaults: [StrategyKind] = [.operationQueue, .gcd, .threads]
 
     /// Builds the strategy with at most `concurrency` loads running at once.
-    public func makeScheduler(concurrency: Int, fetchLimits: FetchLimits) -> any LoadScheduling {
+    public func makeScheduler(concurrency: Int, transport: any Transport) -> any LoadScheduling {
         switch self {
-        case .operationQueue:
-            OperationQueueStrategy(maxConcurrentOperationCount: concurrency, fetchers: CurlFetcherPool(limits: fetchLimits))
+        case .operationQueue: OperationQueueStrategy(maxConcurrentOperationCount: concurrency, transport: transport)
+        case .gcd: GCDStrategy(width: concurrency, transport: transport)
+        case .threads: ThreadPoolStrategy(threads: concurrency, transport: transport)
+        case .async: AsyncStrategy(limit: concurrency, transport: transport)
+        case .mainThread: MainThreadStrategy(transport: transport)
         }
     }
 }

@@ -6,19 +6,19 @@ import Foundation
 /// queue without running its work.
 public final class OperationQueueStrategy: LoadScheduling {
     private let queue: OperationQueue
-    private let fetchers: CurlFetcherPool
+    private let transport: any Transport
     private let pending = Locked<[Int: Operation]>([:])
 
-    public init(maxConcurrentOperationCount: Int, fetchers: CurlFetcherPool) {
+    public init(maxConcurrentOperationCount: Int, transport: any Transport) {
         queue = OperationQueue()
         queue.name = "imgbench.operation-queue"
         queue.maxConcurrentOperationCount = maxConcurrentOperationCount
         queue.qualityOfService = .userInitiated
-        self.fetchers = fetchers
+        self.transport = transport
     }
 
     public func submit(_ job: LoadJob) {
-        let operation = ImageLoadOperation(job: job, fetchers: fetchers)
+        let operation = ImageLoadOperation(job: job, transport: transport)
         operation.queuePriority = job.priority == .visible ? .high : .low
         operation.completionBlock = { [weak self] in
             self?.pending.withLockedValue { _ = $0.removeValue(forKey: job.id) }
@@ -43,15 +43,15 @@ public final class OperationQueueStrategy: LoadScheduling {
 /// are immutable references to Sendable objects.
 final class ImageLoadOperation: Operation, @unchecked Sendable {
     private let job: LoadJob
-    private let fetchers: CurlFetcherPool
+    private let transport: any Transport
 
-    init(job: LoadJob, fetchers: CurlFetcherPool) {
+    init(job: LoadJob, transport: any Transport) {
         self.job = job
-        self.fetchers = fetchers
+        self.transport = transport
     }
 
     override func main() {
         guard !isCancelled else { return }
-        fetchers.withFetcher { job.run(with: $0) }
+        job.run(on: transport)
     }
 }

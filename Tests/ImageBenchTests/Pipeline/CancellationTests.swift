@@ -38,6 +38,51 @@ struct CancellationTests {
         #expect(server.bytesSent < image.bytes.count)
     }
 
+    @Test("the multi transport drops a transfer still waiting for its first byte as soon as it is cancelled")
+    func multiCancelWhileStalled() async throws {
+        let corpus = ImageCorpus.generate(count: 2, seed: 9)
+        // The server holds every response for 20 s: only a working cancel ends this fetch early.
+        let profile = try NetworkProfile(parsing: "latency=20s")
+        let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: profile, seed: 9)
+        defer { server.shutdown() }
+        let transport = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 60_000))
+        defer { transport.shutdown() }
+        let token = LoadToken()
+        #expect(token.begin())
+        let fetch = Task {
+            try await transport.fetchAsync("\(server.baseURL)/\(corpus.images[0].path)", expectedBytes: nil, token: token)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(token.cancel() == .inFlight)
+        let result = await fetch.result
+        guard case .failure(let error) = result, case .cancelled(let received) = error as? FetchError else {
+            Issue.record("expected a cancelled fetch, got \(result)")
+            return
+        }
+        #expect(received == 0)
+        #expect(server.bytesSent == 0)
+    }
+
+    @Test("the multi transport fetches many images at once, byte for byte")
+    func multiFetches() async throws {
+        let corpus = ImageCorpus.generate(count: 10, seed: 3)
+        let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 3)
+        defer { server.shutdown() }
+        let transport = CurlMultiTransport(limits: FetchLimits())
+        defer { transport.shutdown() }
+        try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for image in corpus.images {
+                group.addTask {
+                    let token = LoadToken()
+                    _ = token.begin()
+                    let result = try await transport.fetchAsync("\(server.baseURL)/\(image.path)", expectedBytes: nil, token: token)
+                    return (image.id, result.bytes)
+                }
+            }
+            for try await (id, bytes) in group { #expect(bytes == corpus[id].bytes) }
+        }
+    }
+
     @Test("a token cancelled before it begins never starts, and reports what a cancel achieved")
     func tokenStates() {
         let queued = LoadToken()

@@ -5,19 +5,29 @@ import Testing
 @Suite("End-to-end runs on the real server", .serialized)
 struct EndToEndTests {
     static func run(rows: Int, network: String = "loopback", cancel: CancelPolicy = .offscreen,
-                    concurrency: Int = 5) throws -> BenchmarkResults {
+                    concurrency: Int = 5, strategy: StrategyKind = .operationQueue,
+                    transport: TransportKind = .blocking) async throws -> BenchmarkResults {
+        try await onOwnThread {
+            try runBlocking(rows: rows, network: network, cancel: cancel, concurrency: concurrency,
+                            strategy: strategy, transport: transport)
+        }
+    }
+
+    static func runBlocking(rows: Int, network: String, cancel: CancelPolicy, concurrency: Int,
+                            strategy: StrategyKind, transport: TransportKind) throws -> BenchmarkResults {
         var settings = RunSettings()
         settings.rows = rows
         settings.network = try NetworkProfile(parsing: network)
         settings.cancelPolicy = cancel
         settings.settleSeconds = 1
-        return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.operationQueue],
+        settings.transport = transport
+        return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [strategy],
                                                concurrencies: [concurrency]))
     }
 
     @Test("a 200-row run visits every row and its counts add up")
-    func consistentCounts() throws {
-        let results = try Self.run(rows: 200)
+    func consistentCounts() async throws {
+        let results = try await Self.run(rows: 200)
         let result = try #require(results.results.first)
         let s = result.summary
         #expect(s.rowsVisited == 200)
@@ -44,8 +54,8 @@ struct EndToEndTests {
     }
 
     @Test("display latency includes the network: every network-loaded image waited at least the profile's latency")
-    func latencyFloor() throws {
-        let results = try Self.run(rows: 60, network: "latency=100ms,jitter=0ms")
+    func latencyFloor() async throws {
+        let results = try await Self.run(rows: 60, network: "latency=100ms,jitter=0ms")
         let result = try #require(results.results.first)
         let network = result.requests.filter { $0.source == .network && $0.outcome == .displayed }
         #expect(!network.isEmpty)
@@ -58,8 +68,8 @@ struct EndToEndTests {
     }
 
     @Test("requests.csv and summary.csv parse with Python's csv module")
-    func csvParsesInPython() throws {
-        let results = try Self.run(rows: 120)
+    func csvParsesInPython() async throws {
+        let results = try await Self.run(rows: 120)
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Reports.write(results, to: directory)
@@ -96,6 +106,34 @@ struct EndToEndTests {
     }
 }
 
+@Suite("Every strategy on both transports", .serialized)
+struct StrategyEndToEndTests {
+    @Test("a short run completes with consistent counts", arguments: StrategyKind.allCases, TransportKind.allCases)
+    func consistent(strategy: StrategyKind, transport: TransportKind) async throws {
+        let results = try await EndToEndTests.run(rows: 80, network: "latency=20ms,jitter=5ms", concurrency: 3,
+                                                  strategy: strategy, transport: transport)
+        let s = try #require(results.results.first).summary
+        #expect(s.strategy == strategy.rawValue)
+        #expect(s.transport == transport.rawValue)
+        if strategy == .mainThread {
+            // Loading inside cellForRow blocks frames; rows that fly by during a blocked frame
+            // are never on screen at all.
+            #expect(s.droppedFrames > 0)
+            #expect(s.rowsVisited > 0 && s.rowsVisited <= 80)
+        } else {
+            #expect(s.rowsVisited == 80)
+        }
+        #expect(s.requests == s.memoryHits + s.diskHits + s.networkFetches + s.merged + s.errors)
+        #expect(s.errors == 0)
+        #expect(s.displayed > 0)
+        #expect(s.achievedConcurrencyPeak >= 1)
+        #expect(s.achievedConcurrencyPeak <= (strategy == .mainThread ? 1 : 3))
+        if strategy == .mainThread {
+            #expect(s.cancelledQueued == 0 && s.cancelledInflight == 0)
+        }
+    }
+}
+
 /// Runs python3 with a script; returns its standard output, failing on a non-zero exit.
 func runPython(_ script: String, arguments: [String]) throws -> String {
     let process = Process()
@@ -119,11 +157,13 @@ func runPython(_ script: String, arguments: [String]) throws -> String {
 @Suite("Cancellation policies end to end", .serialized)
 struct CancelPolicyTests {
     @Test("offscreen cancels queued and in-flight loads and downloads less than none on the same trace")
-    func offscreenSavesBytes() throws {
+    func offscreenSavesBytes() async throws {
         // A slow link makes every load outlive its row's time on screen during a fling.
         let network = "latency=100ms,jitter=20ms,bandwidth=300kB/s"
-        let offscreen = try #require(EndToEndTests.run(rows: 300, network: network, cancel: .offscreen).results.first).summary
-        let none = try #require(EndToEndTests.run(rows: 300, network: network, cancel: .none).results.first).summary
+        let offscreenRun = try await EndToEndTests.run(rows: 300, network: network, cancel: .offscreen)
+        let noneRun = try await EndToEndTests.run(rows: 300, network: network, cancel: .none)
+        let offscreen = try #require(offscreenRun.results.first).summary
+        let none = try #require(noneRun.results.first).summary
         #expect(offscreen.cancelledQueued > 0)
         #expect(offscreen.cancelledInflight > 0)
         #expect(offscreen.bytesSaved > 0)

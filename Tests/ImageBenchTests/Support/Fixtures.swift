@@ -38,3 +38,11 @@ enum Fixtures {
 func close(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
     a.count == b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
 }
+
+/// Runs blocking test code on a thread of its own, so it never occupies one of the cooperative
+/// pool's few threads (one per core) that the async strategy and Swift Testing itself need.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}

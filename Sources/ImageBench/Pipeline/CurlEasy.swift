@@ -1,0 +1,111 @@
+import CCurl
+import CShims
+
+/// One libcurl easy handle, configured once and reused for many requests so its connection stays
+/// alive. Not thread-safe: a transport gives each handle to one user at a time, which is why the
+/// class can be `@unchecked Sendable`.
+final class CurlEasy: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+    let limits: FetchLimits
+    /// The transfer in progress, kept alive while curl holds a pointer to it.
+    private(set) var transfer: CurlTransfer?
+
+    init(limits: FetchLimits) {
+        CurlGlobal.initialize()
+        guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
+        self.handle = handle
+        self.limits = limits
+        ib_curl_easy_set_long(handle, CURLOPT_NOSIGNAL, 1)  // signals and threads do not mix
+        ib_curl_easy_set_long(handle, CURLOPT_TCP_NODELAY, 1)
+        ib_curl_easy_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        ib_curl_easy_set_long(handle, CURLOPT_MAXREDIRS, 5)
+        ib_curl_easy_set_long(handle, CURLOPT_TIMEOUT_MS, limits.timeoutMilliseconds)
+        ib_curl_easy_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(5_000, limits.timeoutMilliseconds))
+        ib_curl_easy_set_long(handle, CURLOPT_NOPROGRESS, 0)
+        ib_curl_easy_set_write_function(handle, curlWrite)
+        ib_curl_easy_set_xferinfo_function(handle, curlProgress)
+        ib_curl_easy_set_string(handle, CURLOPT_USERAGENT, "imgbench/\(ImageBenchVersion.current)")
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    /// Points the handle at `url` with a fresh transfer state.
+    func prepare(_ url: String, expectedBytes: Int?, token: LoadToken) {
+        let transfer = CurlTransfer(token: token, maxBytes: limits.maxBytes, expectedBytes: expectedBytes)
+        self.transfer = transfer
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        ib_curl_easy_set_string(handle, CURLOPT_URL, url)
+        ib_curl_easy_set_pointer(handle, CURLOPT_WRITEDATA, context)
+        ib_curl_easy_set_pointer(handle, CURLOPT_XFERINFODATA, context)
+    }
+
+    /// What the finished transfer amounts to, given curl's result code.
+    func finish(_ code: CURLcode) -> Result<FetchResult, FetchError> {
+        guard let transfer else { return .failure(.connection("no transfer was prepared")) }
+        self.transfer = nil
+        if transfer.token.isCancelled { return .failure(.cancelled(received: transfer.body.count)) }
+        guard code == CURLE_OK else {
+            if transfer.tooLarge { return .failure(.tooLarge(limit: limits.maxBytes)) }
+            return .failure(code == CURLE_OPERATION_TIMEDOUT
+                            ? .timeout : .connection(String(cString: curl_easy_strerror(code))))
+        }
+        var status = 0
+        ib_curl_easy_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        guard (200..<300).contains(status) else { return .failure(.httpStatus(status)) }
+        var firstByte: curl_off_t = 0, total: curl_off_t = 0
+        ib_curl_easy_get_offset(handle, CURLINFO_STARTTRANSFER_TIME_T, &firstByte)
+        ib_curl_easy_get_offset(handle, CURLINFO_TOTAL_TIME_T, &total)
+        return .success(FetchResult(bytes: transfer.body, timeToFirstByte: UInt64(firstByte) * 1_000,
+                                    transfer: UInt64(max(0, total - firstByte)) * 1_000))
+    }
+}
+
+/// One transfer's state, reached from curl's C callbacks through their user-data pointer. Only
+/// the thread running the transfer touches it.
+final class CurlTransfer {
+    let token: LoadToken
+    let maxBytes: Int
+    var body: [UInt8] = []
+    var tooLarge = false
+
+    init(token: LoadToken, maxBytes: Int, expectedBytes: Int?) {
+        self.token = token
+        self.maxBytes = maxBytes
+        if let expectedBytes { body.reserveCapacity(min(expectedBytes, maxBytes)) }
+    }
+}
+
+// Returning fewer bytes than offered aborts the transfer (CURLE_WRITE_ERROR): the fastest way
+// to stop a body that is still arriving.
+private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                       _ context: UnsafeMutableRawPointer?) -> Int {
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    let length = size * count
+    if transfer.token.isCancelled { return 0 }
+    if transfer.body.count + length > transfer.maxBytes {
+        transfer.tooLarge = true
+        return 0
+    }
+    transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}
+
+// Non-zero aborts (CURLE_ABORTED_BY_CALLBACK); this is what stops a transfer still waiting for
+// its first byte.
+private func curlProgress(_ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t,
+                          _ downloaded: curl_off_t, _ uploadTotal: curl_off_t, _ uploaded: curl_off_t) -> Int32 {
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    return transfer.token.isCancelled ? 1 : 0
+}
+
+/// curl_global_init must run once before any thread uses curl.
+enum CurlGlobal {
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        return true
+    }()
+
+    static func initialize() { _ = initialized }
+
+    static var version: String { String(cString: curl_version()) }
+}

@@ -1,0 +1,54 @@
+/// How HTTP requests are driven, selectable with `--transport`.
+public enum TransportKind: String, Sendable, Codable, CaseIterable {
+    /// An easy handle per worker, `curl_easy_perform` blocking the worker's thread.
+    case blocking
+    /// One thread drives every transfer through a curl multi handle; callers wait (threads) or
+    /// suspend (Swift concurrency) for their result, and a cancel wakes the driver at once.
+    case multi
+
+    public func make(limits: FetchLimits) -> any Transport {
+        switch self {
+        case .blocking: BlockingTransport(limits: limits)
+        case .multi: CurlMultiTransport(limits: limits)
+        }
+    }
+}
+
+/// The seam between the pipeline and HTTP: fetch the bytes at a URL for a load.
+public protocol Transport: Sendable {
+    var kind: TransportKind { get }
+    /// Blocks the calling thread until the body arrives, the fetch fails, or the token is
+    /// cancelled.
+    func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult
+    /// The same for Swift concurrency: suspends the task where the transport can (multi), blocks
+    /// its thread where it cannot (blocking: which is exactly what such code does to the
+    /// cooperative pool).
+    func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult
+    /// Releases threads and handles; no fetch may follow.
+    func shutdown()
+}
+
+/// The blocking transport: a pool of reusable easy handles. Each fetch checks one out for its
+/// duration, so there are never more handles than fetches at once and each keeps its connection
+/// warm for the next worker.
+public final class BlockingTransport: Transport {
+    public let kind = TransportKind.blocking
+    private let idle = Locked<[CurlFetcher]>([])
+    private let limits: FetchLimits
+
+    public init(limits: FetchLimits) { self.limits = limits }
+
+    public func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
+        let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits)
+        defer { idle.withLockedValue { $0.append(fetcher) } }
+        return try fetcher.fetch(url, expectedBytes: expectedBytes, token: token)
+    }
+
+    public func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
+        try fetch(url, expectedBytes: expectedBytes, token: token)
+    }
+
+    public func shutdown() {
+        idle.withLockedValue { $0.removeAll() }
+    }
+}
