@@ -87,7 +87,7 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(2)
         }
         try Reports.write(results, to: directory)
-        print(ComparisonTable(results.results).text)
+        print(ComparisonTable(results.results).text(bold: isatty(STDOUT_FILENO) == 1))
         print("\nResults: \(directory.path)/ (summary.csv, requests.csv, summary.json, report.md)")
     }
 

@@ -19,3 +19,42 @@ struct CSVTable {
     }
 }
 
+
+extension CSVTable {
+    /// Parses RFC 4180 text (quoted fields, doubled quotes, CRLF or LF line ends) into rows.
+    static func parse(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
+        var iterator = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        func next() -> Unicode.Scalar? {
+            if let scalar = pending { pending = nil; return scalar }
+            return iterator.next()
+        }
+        while let scalar = next() {
+            if quoted {
+                if scalar == "\"" {
+                    if let following = next() {
+                        if following == "\"" { field.unicodeScalars.append("\"") } else { quoted = false; pending = following }
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.unicodeScalars.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case "\"": quoted = true
+            case ",": row.append(field); field = ""
+            case "\r": break
+            case "\n": row.append(field); rows.append(row); row = []; field = ""
+            default: field.unicodeScalars.append(scalar)
+            }
+        }
+        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+        return rows
+    }
+}

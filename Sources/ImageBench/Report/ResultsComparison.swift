@@ -1,0 +1,114 @@
+import Foundation
+
+/// A results directory read back from its `summary.csv`.
+public struct ResultsDirectory: Sendable {
+    public struct LoadError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let path: String
+    public let header: [String]
+    /// One dictionary per run, keyed by column name.
+    public let runs: [[String: String]]
+
+    public init(path: String) throws(LoadError) {
+        let file = URL(fileURLWithPath: path).appendingPathComponent("summary.csv")
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else {
+            throw LoadError(description: "\(path) is not a results directory (no readable summary.csv)")
+        }
+        let rows = CSVTable.parse(text)
+        guard let header = rows.first, header.contains("strategy"), header.contains("concurrency") else {
+            throw LoadError(description: "\(file.path) has no strategy and concurrency columns")
+        }
+        self.path = path
+        self.header = header
+        runs = rows.dropFirst().filter { $0.count == header.count }.map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
+    }
+
+    /// Runs grouped by strategy and concurrency, in first-seen order.
+    var cells: [(key: String, runs: [[String: String]])] {
+        var order: [String] = []
+        var groups: [String: [[String: String]]] = [:]
+        for run in runs {
+            let key = "\(run["strategy"] ?? "?") ×\(run["concurrency"] ?? "?")"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(run)
+        }
+        return order.map { ($0, groups[$0]!) }
+    }
+}
+
+/// `imgbench compare BASE NEW`: every numeric metric the two directories share, for every
+/// strategy × concurrency cell they share (the mean over repeats), with its relative change.
+public struct ResultsComparison: Sendable {
+    public struct Line: Sendable, Equatable {
+        public let cell: String
+        public let metric: String
+        public let base: Double
+        public let new: Double
+        /// (new − base) / |base|; nil when base is 0.
+        public var relativeChange: Double? { base == 0 ? (new == 0 ? 0 : nil) : (new - base) / abs(base) }
+    }
+
+    public let base: ResultsDirectory
+    public let new: ResultsDirectory
+    public let lines: [Line]
+    /// Cells present in only one of the two directories.
+    public let unmatched: [String]
+
+    /// Columns that identify a run rather than measure it.
+    static let identity: Set<String> = ["strategy", "concurrency", "repeat", "network", "transport"]
+
+    public init(base: ResultsDirectory, new: ResultsDirectory) {
+        self.base = base
+        self.new = new
+        let metrics = base.header.filter { new.header.contains($0) && !Self.identity.contains($0) }
+        let newCells = Dictionary(new.cells.map { ($0.key, $0.runs) }, uniquingKeysWith: { a, _ in a })
+        var lines: [Line] = []
+        for (cell, baseRuns) in base.cells {
+            guard let newRuns = newCells[cell] else { continue }
+            for metric in metrics {
+                guard let b = Self.mean(baseRuns, metric), let n = Self.mean(newRuns, metric) else { continue }
+                lines.append(Line(cell: cell, metric: metric, base: b, new: n))
+            }
+        }
+        self.lines = lines
+        let baseKeys = Set(base.cells.map(\.key)), newKeys = Set(new.cells.map(\.key))
+        unmatched = baseKeys.symmetricDifference(newKeys).sorted()
+    }
+
+    static func mean(_ runs: [[String: String]], _ metric: String) -> Double? {
+        let values = runs.compactMap { $0[metric].flatMap(Double.init) }
+        return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    }
+
+    /// A table per cell: metric, base, new, change.
+    public var text: String {
+        var output = "base: \(base.path)\nnew:  \(new.path)\n"
+        let width = max(6, lines.map(\.metric.count).max() ?? 0)
+        var cell = ""
+        for line in lines {
+            if line.cell != cell {
+                cell = line.cell
+                output += "\n\(cell)\n"
+                output += "  " + "metric".padding(toLength: width, withPad: " ", startingAt: 0)
+                    + "          base           new     change\n"
+            }
+            let change = line.relativeChange.map { String(format: "%+8.1f%%", $0 * 100) } ?? "     new"
+            output += "  " + line.metric.padding(toLength: width, withPad: " ", startingAt: 0)
+                + " " + Self.padLeft(Self.format(line.base), 13) + " " + Self.padLeft(Self.format(line.new), 13)
+                + " " + change + "\n"
+        }
+        if lines.isEmpty { output += "\nno strategy × concurrency cell is in both directories\n" }
+        if !unmatched.isEmpty { output += "\nonly in one directory: \(unmatched.joined(separator: ", "))\n" }
+        return output
+    }
+
+    static func padLeft(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3f", value)
+    }
+}

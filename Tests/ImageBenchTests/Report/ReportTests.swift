@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("Reports and comparisons")
+struct ReportTests {
+    @Test("CSV escapes and parses back RFC 4180 fields")
+    func csvRoundTrip() {
+        var table = CSVTable(header: ["a", "b", "c"])
+        table.append(["plain", "with, comma", "with \"quotes\"\nand a line break"])
+        table.append(["", "x", "y"])
+        #expect(CSVTable.parse(table.rendered) == [
+            ["a", "b", "c"], ["plain", "with, comma", "with \"quotes\"\nand a line break"], ["", "x", "y"],
+        ])
+        #expect(table.rendered.hasSuffix("\r\n"))
+    }
+
+    static func summary(strategy: String, concurrency: Int, p95: Double, hitRate: Int) -> RunSummary {
+        RunSummary(strategy: strategy, concurrency: concurrency, repetition: 1, network: "wifi", transport: "blocking",
+                   rows: 100, rowsVisited: 100, requests: 100, memoryHits: hitRate, diskHits: 0,
+                   networkFetches: 100 - hitRate, merged: 0, errors: 0, displayed: 90, neverDisplayed: 10,
+                   cancelledQueued: 1, cancelledInflight: 2, bytesDownloaded: 1000, bytesSaved: 10, decodeMsSaved: 1,
+                   wastedCompletions: 0, latencyP50Ms: 10, latencyP90Ms: 20, latencyP95Ms: p95, latencyP99Ms: 40,
+                   latencyMaxMs: 50, placeholderRatio: 0.2, hitchMsPerS: 0, droppedFrames: 0,
+                   achievedConcurrencyMean: 1, achievedConcurrencyPeak: 2, imagesDecoded: 90, imagesPerS: 9,
+                   bytesPerS: 100, cpuUserS: 1, cpuSysS: 0.1, peakRssMb: 100, durationS: 10)
+    }
+
+    static func result(_ summary: RunSummary) -> RunResult {
+        RunResult(cell: RunCell(strategy: StrategyKind(rawValue: summary.strategy)!, concurrency: summary.concurrency,
+                                repetition: 1),
+                  summary: summary, requests: [], latency: LatencyHistogram())
+    }
+
+    @Test("the comparison table marks the best value of each column, and only where values differ")
+    func bestMarks() {
+        let table = ComparisonTable([
+            Self.result(Self.summary(strategy: "gcd", concurrency: 5, p95: 80, hitRate: 40)),
+            Self.result(Self.summary(strategy: "threads", concurrency: 5, p95: 60, hitRate: 30)),
+        ])
+        let p95 = table.header.firstIndex(of: "p95 ms")!
+        let hit = table.header.firstIndex(of: "mem hit")!
+        let p50 = table.header.firstIndex(of: "p50 ms")!
+        #expect(table.best[1].contains(p95) && !table.best[0].contains(p95))
+        #expect(table.best[0].contains(hit) && !table.best[1].contains(hit))
+        #expect(!table.best[0].contains(p50) && !table.best[1].contains(p50))  // a tie everywhere: no mark
+        let text = table.text()
+        #expect(text.contains("60*"))
+        #expect(text.contains("* best in its column"))
+        #expect(table.markdown.contains("**60**"))
+    }
+
+    @Test("compare reads two results directories and reports each shared metric's relative change")
+    func compareDirectories() throws {
+        let baseDirectory = try Fixtures.temporaryDirectory("base"), newDirectory = try Fixtures.temporaryDirectory("new")
+        defer {
+            try? FileManager.default.removeItem(at: baseDirectory)
+            try? FileManager.default.removeItem(at: newDirectory)
+        }
+        func write(_ summaries: [RunSummary], to directory: URL) throws {
+            var table = CSVTable(header: summaries[0].fields.map(\.name))
+            for summary in summaries { table.append(summary.fields.map(\.value.formatted)) }
+            try table.rendered.write(to: directory.appendingPathComponent("summary.csv"), atomically: true, encoding: .utf8)
+        }
+        try write([Self.summary(strategy: "gcd", concurrency: 5, p95: 80, hitRate: 40),
+                   Self.summary(strategy: "threads", concurrency: 1, p95: 90, hitRate: 40)], to: baseDirectory)
+        try write([Self.summary(strategy: "gcd", concurrency: 5, p95: 100, hitRate: 20)], to: newDirectory)
+        let comparison = ResultsComparison(base: try ResultsDirectory(path: baseDirectory.path),
+                                           new: try ResultsDirectory(path: newDirectory.path))
+        let p95 = try #require(comparison.lines.first { $0.metric == "latency_p95_ms" })
+        #expect(p95.cell == "gcd ×5")
+        #expect(p95.base == 80 && p95.new == 100)
+        #expect(p95.relativeChange == 0.25)
+        let hits = try #require(comparison.lines.first { $0.metric == "memory_hits" })
+        #expect(hits.relativeChange == -0.5)
+        #expect(comparison.unmatched == ["threads ×1"])
+        #expect(!comparison.lines.contains { $0.metric == "strategy" || $0.metric == "network" })
+        #expect(comparison.text.contains("+25.0%"))
+        #expect(throws: ResultsDirectory.LoadError.self) { try ResultsDirectory(path: "/nonexistent/imgbench") }
+    }
+}
