@@ -66,10 +66,17 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
     }
 
     public func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FetchResult, FetchError>, Never>) in
-            start(url, expectedBytes: expectedBytes, token: token) { continuation.resume(returning: $0) }
+        // The result travels through a lock as well as the continuation: the continuation alone is
+        // a correct hand-off, but ThreadSanitizer cannot see inside the uninstrumented concurrency
+        // runtime and would report the body's bytes as a race.
+        let outcome = Locked<Result<FetchResult, FetchError>?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            start(url, expectedBytes: expectedBytes, token: token) { result in
+                outcome.withLockedValue { $0 = result }
+                continuation.resume()
+            }
         }
-        return try result.get()
+        return try outcome.withLockedValue { $0! }.get()
     }
 
     /// Aborts what is in flight and stops the driver thread.
