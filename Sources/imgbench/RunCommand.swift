@@ -44,6 +44,18 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("memory-cache-mb"), help: "Memory cache limit in MB of decoded pixels.")
     var memoryCacheMB = MemoryCache.defaultCostLimit / 1_048_576
 
+    @Option(name: .customLong("disk-cache"), help: "Disk cache directory, kept between runs (default: no disk cache).")
+    var diskCache: String?
+
+    @Option(name: .customLong("disk-cache-mb"), help: "Disk cache size limit in MB.")
+    var diskCacheMB = DiskCache.defaultSizeLimit / 1_048_576
+
+    @Option(name: .customLong("disk-read"), help: "Where disk cache hits are read and decoded: background or main (inside cellForRow).")
+    var diskRead = DiskReadMode.background.rawValue
+
+    @Option(help: "Rows ahead of the viewport to load at low priority.")
+    var prefetch = 0
+
     @Option(help: "Repeat each cell this many times.")
     var `repeat` = 1
 
@@ -108,6 +120,15 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--network: \(error)")
         }
         settings.coalesce = coalesce
+        settings.diskRead = try Self.parse(diskRead, as: DiskReadMode.self, flag: "--disk-read")
+        if let diskCache {
+            guard !diskCache.isEmpty else { throw ValidationError("--disk-cache needs a directory") }
+            settings.diskCacheDirectory = diskCache
+        }
+        guard diskCacheMB > 0 else { throw ValidationError("--disk-cache-mb must be at least 1 (got \(diskCacheMB))") }
+        settings.diskCacheBytes = diskCacheMB * 1_048_576
+        guard prefetch >= 0 else { throw ValidationError("--prefetch must not be negative (got \(prefetch))") }
+        settings.prefetch = prefetch
         guard memoryCacheMB >= 0 else { throw ValidationError("--memory-cache-mb must not be negative") }
         settings.memoryCacheBytes = memoryCacheMB * 1_048_576
         guard timeout > 0 else { throw ValidationError("--timeout must be positive (got \(timeout))") }

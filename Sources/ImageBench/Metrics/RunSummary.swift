@@ -18,9 +18,19 @@ public struct RunSummary: Sendable, Equatable {
     public var cancelledQueued: Int
     public var cancelledInflight: Int
     public var bytesDownloaded: Int
+    /// Network bytes not downloaded because of cancellation, net: images that were cancelled and
+    /// then loaded anyway later in the run saved nothing.
     public var bytesSaved: Int
+    /// Bytes of transfers cancelled part-way.
+    public var bytesWasted: Int
     public var decodeMsSaved: Double
     public var wastedCompletions: Int
+    public var prefetchLoads: Int
+    public var prefetchCancelled: Int
+    public var memoryEvictions: Int
+    public var diskWrites: Int
+    /// Disk cache entries that failed verification, were deleted and refetched.
+    public var diskDiscarded: Int
     public var latencyP50Ms: Double
     public var latencyP90Ms: Double
     public var latencyP95Ms: Double
@@ -59,7 +69,11 @@ public struct RunSummary: Sendable, Equatable {
             ("memory_hit_rate", .real(memoryHitRate)), ("disk_hit_rate", .real(diskHitRate)),
             ("cancelled_queued", .integer(cancelledQueued)), ("cancelled_inflight", .integer(cancelledInflight)),
             ("bytes_downloaded", .integer(bytesDownloaded)), ("bytes_saved", .integer(bytesSaved)),
+            ("bytes_wasted", .integer(bytesWasted)),
             ("decode_ms_saved", .real(decodeMsSaved)), ("wasted_completions", .integer(wastedCompletions)),
+            ("prefetch_loads", .integer(prefetchLoads)), ("prefetch_cancelled", .integer(prefetchCancelled)),
+            ("memory_evictions", .integer(memoryEvictions)), ("disk_writes", .integer(diskWrites)),
+            ("disk_discarded", .integer(diskDiscarded)),
             ("errors", .integer(errors)), ("displayed", .integer(displayed)), ("never_displayed", .integer(neverDisplayed)),
             ("latency_p50_ms", .real(latencyP50Ms)), ("latency_p90_ms", .real(latencyP90Ms)),
             ("latency_p95_ms", .real(latencyP95Ms)), ("latency_p99_ms", .real(latencyP99Ms)),

@@ -3,6 +3,8 @@
 public struct StageTimes: Sendable, Equatable, Codable {
     /// Submitted until a worker picked it up (behind the concurrency limit).
     public var queueWait: UInt64 = 0
+    /// Reading and verifying the disk cache entry (or finding there is none).
+    public var diskRead: UInt64 = 0
     /// Request start until the response's first byte.
     public var timeToFirstByte: UInt64 = 0
     /// First byte until the last.
@@ -14,7 +16,7 @@ public struct StageTimes: Sendable, Equatable, Codable {
     /// Worker finished until the main loop took the result.
     public var delivery: UInt64 = 0
 
-    public var total: UInt64 { queueWait + timeToFirstByte + transfer + decode + filter + delivery }
+    public var total: UInt64 { queueWait + diskRead + timeToFirstByte + transfer + decode + filter + delivery }
 }
 
 /// What went wrong with a load, as counted in reports.
@@ -52,12 +54,18 @@ public enum LoadOutcome: Sendable {
     case failed(LoadFailure)
 }
 
+/// Where a load found its bytes.
+public enum LoadSource: String, Sendable {
+    case disk, network
+}
+
 /// A finished load on its way to the main loop.
 public struct LoadCompletion: Sendable {
     public let loadID: Int
+    public let source: LoadSource
     public let outcome: LoadOutcome
     public var stages: StageTimes
-    /// Body bytes received, complete or not.
+    /// Body bytes received from the network, complete or not (0 from disk).
     public let bytesReceived: Int
     /// Pixels in the source image when it was decoded (what decode cost scales with), else 0.
     public let sourcePixels: Int
@@ -68,22 +76,26 @@ public struct LoadCompletion: Sendable {
 /// What one load needs to know about its image.
 public struct LoadRequest: Sendable {
     public let url: String
+    /// The memory and disk cache key.
+    public let cacheKey: String
     /// The body size if known in advance (the corpus), for savings accounting.
     public let expectedBytes: Int?
 
-    public init(url: String, expectedBytes: Int?) {
+    public init(url: String, cacheKey: String? = nil, expectedBytes: Int?) {
         self.url = url
+        self.cacheKey = cacheKey ?? url
         self.expectedBytes = expectedBytes
     }
 }
 
-/// The work of one load, identical for every strategy: fetch → decode (to the cell's size) →
-/// filter → memory cache. The token is checked between stages, so a cancelled load stops at the
-/// next boundary.
+/// The work of one load, identical for every strategy: disk cache, else fetch → decode (to the
+/// cell's size) → filter → memory cache, then the downloaded bytes to the disk cache. The token is
+/// checked between stages, so a cancelled load stops at the next boundary.
 public struct ImagePipeline: Sendable {
     public let decoder: any ImageDecoding
     public let filter: ImageFilter
     public let memoryCache: any ImageCaching
+    public let diskCache: DiskCache?
     /// The cell's image size in pixels: 80 × 80 pt at 3x by default.
     public let targetSize: PixelSize
     public let decodeLimits: DecodeLimits
@@ -91,57 +103,96 @@ public struct ImagePipeline: Sendable {
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
 
     public init(decoder: any ImageDecoding = ImageDecoder(), filter: ImageFilter, memoryCache: any ImageCaching,
-                targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits()) {
+                diskCache: DiskCache? = nil, targetSize: PixelSize = ImagePipeline.defaultTargetSize,
+                decodeLimits: DecodeLimits = DecodeLimits()) {
         self.decoder = decoder
         self.filter = filter
         self.memoryCache = memoryCache
+        self.diskCache = diskCache
         self.targetSize = targetSize
         self.decodeLimits = decodeLimits
+    }
+
+    /// A finished load, and the bytes to store on disk once the result is on its way.
+    public struct Output: Sendable {
+        public let completion: LoadCompletion
+        public let bytesToStore: [UInt8]?
     }
 
     /// Runs one load on the calling thread. Returns nil if the load was cancelled before it
     /// started (nothing was done, and the main loop already knows).
     public func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                     transport: any Transport, gauge: ConcurrencyGauge? = nil) -> LoadCompletion? {
+                     transport: any Transport, gauge: ConcurrencyGauge? = nil) -> Output? {
         guard token.begin() else { return nil }
         gauge?.enter()
         defer { gauge?.leave() }
         let started = MonotonicClock.now()
+        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) { return output }
+        let fetchStarted = MonotonicClock.now()
         let fetched = Result { () throws(FetchError) -> FetchResult in
             try transport.fetch(request.url, expectedBytes: request.expectedBytes, token: token)
         }
-        return process(fetched, request: request, id: id, token: token, submittedAt: submittedAt, started: started)
+        return process(fetched, source: .network, request: request, id: id, token: token,
+                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
+                       fetchStarted: fetchStarted)
     }
 
     /// The same load from a task: the fetch suspends where the transport allows; decoding and
     /// filtering run on the task's thread.
     public func loadAsync(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                          transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> LoadCompletion? {
+                          transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> Output? {
         guard token.begin() else { return nil }
         gauge?.enter()
         defer { gauge?.leave() }
         let started = MonotonicClock.now()
+        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) { return output }
+        let fetchStarted = MonotonicClock.now()
         let fetched: Result<FetchResult, FetchError>
         do {
             fetched = .success(try await transport.fetchAsync(request.url, expectedBytes: request.expectedBytes, token: token))
         } catch {
             fetched = .failure(error)
         }
-        return process(fetched, request: request, id: id, token: token, submittedAt: submittedAt, started: started)
+        return process(fetched, source: .network, request: request, id: id, token: token,
+                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
+                       fetchStarted: fetchStarted)
     }
 
-    /// Everything after the fetch: decode, downsample, filter, cache, with the stage times.
-    private func process(_ fetched: Result<FetchResult, FetchError>, request: LoadRequest, id: Int,
-                         token: LoadToken, submittedAt: UInt64, started: UInt64) -> LoadCompletion {
-        var stages = StageTimes(queueWait: started - min(started, submittedAt))
-        func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0) -> LoadCompletion {
+    /// A disk-cache-only load run where it is called (`--disk-read main` runs it inside
+    /// `cellForRow`); nil when the disk cache has no good entry.
+    public func loadFromDisk(_ request: LoadRequest, id: Int, submittedAt: UInt64) -> LoadCompletion? {
+        let token = LoadToken()
+        _ = token.begin()
+        return fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: MonotonicClock.now())?.completion
+    }
+
+    private func fromDisk(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+                          started: UInt64) -> Output? {
+        guard let diskCache, let bytes = diskCache.data(for: request.cacheKey) else { return nil }
+        let read = MonotonicClock.now()
+        return process(.success(FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)), source: .disk,
+                       request: request, id: id, token: token,
+                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: read), fetchStarted: read)
+    }
+
+    private func stages(submittedAt: UInt64, started: UInt64, fetchStarted: UInt64) -> StageTimes {
+        StageTimes(queueWait: started - min(started, submittedAt), diskRead: fetchStarted - min(fetchStarted, started))
+    }
+
+    /// Everything after the bytes arrived: decode, downsample, filter, cache, with the stage times.
+    private func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, request: LoadRequest,
+                         id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64) -> Output {
+        var stages = initial
+        func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0, store: [UInt8]? = nil) -> Output {
             token.finish()
-            return LoadCompletion(loadID: id, outcome: outcome, stages: stages, bytesReceived: bytes,
-                                  sourcePixels: pixels, finishedAt: MonotonicClock.now())
+            let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
+                                            bytesReceived: source == .network ? bytes : 0, sourcePixels: pixels,
+                                            finishedAt: MonotonicClock.now())
+            return Output(completion: completion, bytesToStore: store)
         }
         // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
         let fetchEnd = MonotonicClock.now()
-        let fetchTime = fetchEnd - min(fetchEnd, started)
+        let fetchTime = fetchEnd - min(fetchEnd, fetchStarted)
         let result: FetchResult
         switch fetched {
         case .failure(let error):
@@ -169,14 +220,17 @@ public struct ImagePipeline: Sendable {
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes, pixels: image.sourceSize.pixelCount) }
 
         filter.apply(to: &image)
-        memoryCache.insert(image, for: request.url)
+        memoryCache.insert(image, for: request.cacheKey)
         stages.filter = MonotonicClock.now() - decoded
-        return finish(.image(image), bytes: bytes, pixels: image.sourceSize.pixelCount)
+        // Only bytes that decoded are worth keeping on disk.
+        let store = source == .network && diskCache != nil ? result.bytes : nil
+        return finish(.image(image), bytes: bytes, pixels: image.sourceSize.pixelCount, store: store)
     }
 }
 
-/// The pipeline's load of one image as a strategy's job: runs the load and posts the result to
-/// the main loop's inbox.
+/// The pipeline's load of one image as a strategy's job: runs the load, posts the result to the
+/// main loop's inbox, then writes the bytes to the disk cache (off the user's critical path, as
+/// image libraries write on a background queue).
 struct PipelineLoad: LoadWork {
     let pipeline: ImagePipeline
     let request: LoadRequest
@@ -187,16 +241,17 @@ struct PipelineLoad: LoadWork {
     let inbox: DeliveryInbox
 
     func run(on transport: any Transport) {
-        if let completion = pipeline.load(request, id: id, token: token, submittedAt: submittedAt,
-                                          transport: transport, gauge: gauge) {
-            inbox.post(completion)
-        }
+        deliver(pipeline.load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
     }
 
     func runAsync(on transport: any Transport) async {
-        if let completion = await pipeline.loadAsync(request, id: id, token: token, submittedAt: submittedAt,
-                                                     transport: transport, gauge: gauge) {
-            inbox.post(completion)
-        }
+        deliver(await pipeline.loadAsync(request, id: id, token: token, submittedAt: submittedAt,
+                                         transport: transport, gauge: gauge))
+    }
+
+    private func deliver(_ output: ImagePipeline.Output?) {
+        guard let output else { return }
+        inbox.post(output.completion)
+        if let bytes = output.bytesToStore { pipeline.diskCache?.store(bytes, for: request.cacheKey) }
     }
 }

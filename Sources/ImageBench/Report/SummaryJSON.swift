@@ -31,6 +31,8 @@ public struct SummaryJSON: ReportWriter {
                 ] as [String: Any],
                 "filter": settings.filter.rawValue, "cancel": settings.cancelPolicy.rawValue,
                 "coalesce": settings.coalesce, "memory_cache_bytes": settings.memoryCacheBytes,
+                "disk_cache": settings.diskCacheDirectory ?? NSNull(), "disk_cache_bytes": settings.diskCacheBytes,
+                "disk_read": settings.diskRead.rawValue, "prefetch": settings.prefetch,
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
                 "repeat": results.plan.repeats, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,

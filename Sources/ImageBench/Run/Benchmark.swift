@@ -52,6 +52,10 @@ public enum Benchmark {
         let startedAt = Date()
         let settings = plan.settings
         let imageCount = settings.resolvedImageCount
+        // Checked before any work: an unusable cache directory fails the run at once.
+        let diskCaches = try settings.diskCacheDirectory.map { path throws(DiskCache.OpenError) in
+            try DiskCacheWorkspace(directory: URL(fileURLWithPath: path), sizeLimit: settings.diskCacheBytes)
+        }
         observer?.preparing("generating \(imageCount) images (seed \(settings.seed))")
         let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed) { done in
             observer?.corpusProgress(done: done, total: imageCount)
@@ -67,8 +71,10 @@ public enum Benchmark {
         var results: [RunResult] = []
         for (index, cell) in cells.enumerated() {
             observer?.runStarted(cell, index: index, of: cells.count)
-            let run = ScrollRun(workload: workload, settings: settings, cell: cell)
+            let diskCache = try diskCaches?.cacheForRun(index)
+            let run = ScrollRun(workload: workload, settings: settings, cell: cell, diskCache: diskCache)
             let result = run.run { progress in observer?.runProgress(cell, progress) }
+            if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
             results.append(result)
         }
@@ -81,7 +87,8 @@ public enum Benchmark {
     public static func makeWorkload(settings: RunSettings, corpus: ImageCorpus, baseURL: String) -> Workload {
         let feed = Feed(rows: settings.rows, imageCount: corpus.images.count, seed: settings.seed)
         let images = corpus.images.map {
-            ImageReference(url: "\(baseURL)/\($0.path)", expectedBytes: $0.bytes.count, sourcePixels: $0.size.pixelCount)
+            ImageReference(url: "\(baseURL)/\($0.path)", cacheKey: "imgbench-corpus/seed-\(settings.seed)/\($0.path)",
+                           expectedBytes: $0.bytes.count, sourcePixels: $0.size.pixelCount)
         }
         let viewport = Viewport(rowCount: settings.rows)
         let trace = ScrollTrace.generate(profile: settings.scroll, viewport: viewport, fps: settings.fps, seed: settings.seed)

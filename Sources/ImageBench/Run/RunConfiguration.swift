@@ -4,6 +4,18 @@ public enum CancelPolicy: String, Sendable, Codable, CaseIterable {
     case none
     /// Cancel it when its row leaves the viewport and no other visible row wants the image.
     case offscreen
+    /// The classic tutorial: start no load while the content moves (finger down or decelerating);
+    /// when it stops, load the rows on screen. Loads of rows that left are cancelled as with
+    /// `offscreen`.
+    case suspendWhileDragging = "suspend-while-dragging"
+}
+
+/// Where a disk cache hit is read and decoded.
+public enum DiskReadMode: String, Sendable, Codable, CaseIterable {
+    /// On a worker, as part of the load (the default, as image libraries do).
+    case background
+    /// Synchronously inside `cellForRow` on the main loop: the classic mistake, kept measurable.
+    case main
 }
 
 /// Everything one run depends on besides the strategy and its limit: the matrix varies those two
@@ -18,6 +30,12 @@ public struct RunSettings: Sendable, Equatable {
     public var cancelPolicy = CancelPolicy.offscreen
     public var coalesce = true
     public var memoryCacheBytes = MemoryCache.defaultCostLimit
+    /// The user's disk cache directory; nil runs without a disk cache.
+    public var diskCacheDirectory: String?
+    public var diskCacheBytes = DiskCache.defaultSizeLimit
+    public var diskRead = DiskReadMode.background
+    /// Rows ahead of the viewport (in the scroll direction) to load at low priority.
+    public var prefetch = 0
     public var transport = TransportKind.blocking
     public var fetchLimits = FetchLimits()
     public var decodeLimits = DecodeLimits()
@@ -48,11 +66,15 @@ public struct RunCell: Sendable, Equatable, Hashable {
 /// knows it in advance, its size.
 public struct ImageReference: Sendable, Equatable {
     public let url: String
+    /// What caches and request merging key on: the URL, or for the embedded server a name that
+    /// does not change with its ephemeral port, so a disk cache stays warm between runs.
+    public let cacheKey: String
     public let expectedBytes: Int?
     public let sourcePixels: Int?
 
-    public init(url: String, expectedBytes: Int?, sourcePixels: Int?) {
+    public init(url: String, cacheKey: String? = nil, expectedBytes: Int?, sourcePixels: Int?) {
         self.url = url
+        self.cacheKey = cacheKey ?? url
         self.expectedBytes = expectedBytes
         self.sourcePixels = sourcePixels
     }

@@ -18,16 +18,20 @@ public struct RunResult: Sendable {
     public let latency: LatencyHistogram
 }
 
-/// One run of the simulated table: a 60 Hz main loop that scrolls along the trace, does each
+/// One run of the simulated table: a main loop at `fps` that scrolls along the trace, does each
 /// appearing row's `cellForRow` work (memory-cache lookup, else join or start a load), applies the
-/// cancel policy to rows that left, and displays delivered images. The main loop's state is owned
-/// by the thread that calls `run()`; workers reach it only through the delivery inbox.
+/// cancel policy to rows that left, prefetches ahead, and displays delivered images. The main
+/// loop's state is owned by the thread that calls `run()`; workers reach it only through the
+/// delivery inbox.
 public final class ScrollRun {
     private struct ActiveLoad {
         let job: LoadJob
-        let url: String
+        let key: String
         let imageID: Int
-        let origin: Int
+        /// The request that started it; nil for a prefetch.
+        let origin: Int?
+        /// The row a prefetch was started for.
+        let prefetchRow: Int?
         var waiting: [Int]
     }
 
@@ -38,6 +42,7 @@ public final class ScrollRun {
     private let transport: any Transport
     private let pipeline: ImagePipeline
     private let memoryCache: MemoryCache
+    private let diskCache: DiskCache?
     private let inbox = DeliveryInbox()
     private let gauge: ConcurrencyGauge
     private let frameNanoseconds: UInt64
@@ -47,27 +52,39 @@ public final class ScrollRun {
     private var requestForRow: [Int: Int] = [:]
     private var loadForRequest: [Int: Int] = [:]
     private var loads: [Int: ActiveLoad] = [:]
-    private var loadForURL: [String: Int] = [:]
-    private var cancelledInFlight: [Int: (origin: Int, imageID: Int)] = [:]
+    private var loadForKey: [String: Int] = [:]
+    private var prefetching: [Int: Int] = [:]  // row → prefetch load
+    private var deferred: [Int] = []  // requests waiting for the scroll to stop (suspend policy)
+    private var cancelledInFlight: [Int: (origin: Int?, imageID: Int)] = [:]
     private var nextLoadID = 0
     private var visited: [Bool]
+    private var inlineDelivery = false
+
+    // Savings are settled at the end of the run, per image: a cancelled download that had to be
+    // done again later saved nothing.
+    private var cancelledImages = Set<Int>()
+    private var completedImages = Set<Int>()
+    private var partialBytes: [Int: Int] = [:]
 
     private var cancelledQueued = 0, cancelledInflightCount = 0, wasted = 0
-    private var bytesDownloaded = 0, bytesSaved = 0, savedPixels = 0
+    private var prefetchLoads = 0, prefetchCancelled = 0
+    private var bytesDownloaded = 0, bytesWasted = 0
     private var imagesDecoded = 0, decodedPixels = 0
     private var decodeFilterNanoseconds: UInt64 = 0
     private var hitchNanoseconds: UInt64 = 0, droppedFrames = 0
     private var visibleRowFrames = 0, placeholderRowFrames = 0
 
-    public init(workload: Workload, settings: RunSettings, cell: RunCell) {
+    public init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil) {
         self.workload = workload
         self.settings = settings
         self.cell = cell
+        self.diskCache = diskCache
         frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
         transport = settings.transport.make(limits: settings.fetchLimits)
         scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: transport)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
-        pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, decodeLimits: settings.decodeLimits)
+        pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,
+                                 decodeLimits: settings.decodeLimits)
         gauge = ConcurrencyGauge()
         visited = Array(repeating: false, count: workload.feed.rowCount)
     }
@@ -80,6 +97,8 @@ public final class ScrollRun {
         let start = MonotonicClock.now() + frameNanoseconds
         var frame = 0
         var shown = 0..<0
+        var lastOffset = trace.first?.offset ?? 0
+        var downward = true
         var lastProgress: UInt64 = 0
 
         while true {
@@ -87,16 +106,23 @@ public final class ScrollRun {
             MonotonicClock.sleep(until: intended)
             let workStart = MonotonicClock.now()
             let scrolling = frame < trace.count
-            let visible = workload.viewport.visibleRows(at: trace[min(frame, trace.count - 1)].offset)
+            let position = trace[min(frame, trace.count - 1)]
+            let moving = position.dragging || position.offset != lastOffset
+            if position.offset != lastOffset { downward = position.offset > lastOffset }
+            lastOffset = position.offset
+            let visible = workload.viewport.visibleRows(at: position.offset)
+            inlineDelivery = scheduler.runsInline
 
             deliverCompletions(frame: frame, now: workStart)
             for row in shown where !visible.contains(row) { rowDisappeared(row) }
-            for row in visible where !shown.contains(row) { rowAppeared(row, frame: frame) }
+            for row in visible where !shown.contains(row) { rowAppeared(row, frame: frame, moving: moving) }
             shown = visible
+            if !moving && !deferred.isEmpty { startDeferred(frame: frame) }
+            if settings.prefetch > 0 { prefetch(around: visible, downward: downward) }
 
             var workEnd = MonotonicClock.now()
             let next = max(frame + 1, Int((workEnd - start + frameNanoseconds - 1) / frameNanoseconds))
-            if scheduler.runsInline {
+            if inlineDelivery {
                 // Loaded inside this frame's cellForRow: on screen at the first vsync after it.
                 deliverCompletions(frame: next, now: workEnd)
                 workEnd = MonotonicClock.now()
@@ -127,39 +153,86 @@ public final class ScrollRun {
 
     // MARK: - cellForRow and friends
 
-    private func rowAppeared(_ row: Int, frame: Int) {
+    private func rowAppeared(_ row: Int, frame: Int, moving: Bool) {
         visited[row] = true
         let imageID = workload.feed.imageForRow[row]
         let image = workload.images[imageID]
         let id = requests.count
         requestForRow[row] = id
-        if memoryCache.image(for: image.url) != nil {
-            requests.append(RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame, source: .memory))
+        func record(_ source: RequestSource) {
+            requests.append(RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame, source: source))
+        }
+        if memoryCache.image(for: image.cacheKey) != nil {
+            record(.memory)
             display(id, frame: frame)
-        } else if settings.coalesce, let loadID = loadForURL[image.url] {
-            requests.append(RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame, source: .merged))
-            loads[loadID]!.waiting.append(id)
-            loadForRequest[id] = loadID
+        } else if settings.coalesce, let loadID = loadForKey[image.cacheKey] {
+            record(.merged)
+            join(id, loadID)
+        } else if settings.diskRead == .main, let diskCache, diskCache.contains(image.cacheKey),
+                  let completion = pipeline.loadFromDisk(LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
+                                                         id: nextLoadID, submittedAt: MonotonicClock.now()) {
+            // The classic mistake: read and decode the cached file right here in cellForRow.
+            record(.disk)
+            _ = register(imageID: imageID, origin: id, prefetchRow: nil, priority: .visible)
+            inbox.post(completion)
+            inlineDelivery = true
         } else {
-            requests.append(RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame, source: .network))
-            startLoad(imageID: imageID, origin: id)
+            record(.network)
+            if settings.cancelPolicy == .suspendWhileDragging && moving {
+                deferred.append(id)  // the tutorial's cellForRow: no load while the table moves
+            } else {
+                startLoad(imageID: imageID, origin: id)
+            }
         }
     }
 
-    private func startLoad(imageID: Int, origin: Int) {
+    private func join(_ id: Int, _ loadID: Int) {
+        loads[loadID]!.waiting.append(id)
+        loadForRequest[id] = loadID
+    }
+
+    /// The scroll stopped: load what is on screen now (the tutorial's loadImagesForOnscreenCells).
+    private func startDeferred(frame: Int) {
+        for id in deferred where requestForRow[requests[id].row] == id && requests[id].outcome == .neverDisplayed {
+            let key = workload.images[requests[id].imageID].cacheKey
+            if memoryCache.image(for: key) != nil {
+                // Another row loaded it meanwhile; it still waited for the scroll to stop.
+                requests[id].source = .memory
+                display(id, frame: frame)
+            } else if settings.coalesce, let loadID = loadForKey[key] {
+                join(id, loadID)
+            } else {
+                startLoad(imageID: requests[id].imageID, origin: id)
+            }
+        }
+        deferred.removeAll()
+    }
+
+    private func startLoad(imageID: Int, origin: Int?, prefetchRow: Int? = nil) {
+        let loadID = register(imageID: imageID, origin: origin, prefetchRow: prefetchRow,
+                              priority: prefetchRow == nil ? .visible : .prefetch)
+        scheduler.submit(loads[loadID]!.job)
+    }
+
+    /// Creates the bookkeeping for a load (and its job) without submitting it.
+    private func register(imageID: Int, origin: Int?, prefetchRow: Int?, priority: LoadPriority) -> Int {
         let loadID = nextLoadID
         nextLoadID += 1
         let reference = workload.images[imageID]
-        let request = LoadRequest(url: reference.url, expectedBytes: reference.expectedBytes)
-        let submittedAt = MonotonicClock.now()
+        let request = LoadRequest(url: reference.url, cacheKey: reference.cacheKey, expectedBytes: reference.expectedBytes)
         let token = LoadToken()
-        let job = LoadJob(id: loadID, token: token, priority: .visible,
+        let job = LoadJob(id: loadID, token: token, priority: priority,
                           work: PipelineLoad(pipeline: pipeline, request: request, id: loadID, token: token,
-                                             submittedAt: submittedAt, gauge: gauge, inbox: inbox))
-        loads[loadID] = ActiveLoad(job: job, url: reference.url, imageID: imageID, origin: origin, waiting: [origin])
-        loadForRequest[origin] = loadID
-        if settings.coalesce { loadForURL[reference.url] = loadID }
-        scheduler.submit(job)
+                                             submittedAt: MonotonicClock.now(), gauge: gauge, inbox: inbox))
+        loads[loadID] = ActiveLoad(job: job, key: reference.cacheKey, imageID: imageID, origin: origin,
+                                   prefetchRow: prefetchRow, waiting: origin.map { [$0] } ?? [])
+        if let origin { loadForRequest[origin] = loadID }
+        if let prefetchRow {
+            prefetching[prefetchRow] = loadID
+            prefetchLoads += 1
+        }
+        if settings.coalesce { loadForKey[reference.cacheKey] = loadID }
+        return loadID
     }
 
     private func rowDisappeared(_ row: Int) {
@@ -168,32 +241,53 @@ public final class ScrollRun {
               var load = loads[loadID] else { return }
         load.waiting.removeAll { $0 == id }
         loads[loadID] = load
-        if settings.cancelPolicy == .offscreen && load.waiting.isEmpty { cancel(loadID) }
+        if settings.cancelPolicy != .none && load.waiting.isEmpty { cancel(loadID) }
+    }
+
+    /// Starts low-priority loads for the `prefetch` rows ahead and cancels prefetches whose rows
+    /// fell out of that range without becoming visible.
+    private func prefetch(around visible: Range<Int>, downward: Bool) {
+        let count = settings.prefetch, rows = workload.feed.rowCount
+        let ahead = downward ? visible.upperBound..<min(rows, visible.upperBound + count)
+                             : max(0, visible.lowerBound - count)..<visible.lowerBound
+        if settings.cancelPolicy != .none {
+            for (row, loadID) in prefetching where !ahead.contains(row) {
+                prefetching[row] = nil
+                if let load = loads[loadID], load.waiting.isEmpty { cancel(loadID) }
+            }
+        }
+        for row in ahead where prefetching[row] == nil {
+            let imageID = workload.feed.imageForRow[row]
+            let key = workload.images[imageID].cacheKey
+            guard loadForKey[key] == nil, memoryCache.image(for: key) == nil else { continue }
+            startLoad(imageID: imageID, origin: nil, prefetchRow: row)
+        }
     }
 
     private func cancel(_ loadID: Int) {
         guard let load = loads[loadID] else { return }
         let result = load.job.token.cancel()
         scheduler.cancel(load.job)
+        if let row = load.prefetchRow, prefetching[row] == loadID { prefetching[row] = nil }
         switch result {
         case .tooLate:
-            return  // its completion is on the way and will count as wasted
+            return  // its completion is on the way
         case .whileQueued:
-            cancelledQueued += 1
-            requests[load.origin].cancel = .queued
-            bytesSaved += workload.images[load.imageID].expectedBytes ?? 0
-            savedPixels += workload.images[load.imageID].sourcePixels ?? 0
+            if load.origin == nil { prefetchCancelled += 1 } else { cancelledQueued += 1 }
+            if let origin = load.origin { requests[origin].cancel = .queued }
         case .inFlight:
-            cancelledInflightCount += 1
-            requests[load.origin].cancel = .inflight
+            if load.origin == nil { prefetchCancelled += 1 } else { cancelledInflightCount += 1 }
+            if let origin = load.origin { requests[origin].cancel = .inflight }
             cancelledInFlight[loadID] = (load.origin, load.imageID)
         }
-        forget(loadID, url: load.url)
+        cancelledImages.insert(load.imageID)
+        forget(loadID, key: load.key)
     }
 
-    private func forget(_ loadID: Int, url: String) {
+    private func forget(_ loadID: Int, key: String) {
+        if let row = loads[loadID]?.prefetchRow, prefetching[row] == loadID { prefetching[row] = nil }
         loads[loadID] = nil
-        if loadForURL[url] == loadID { loadForURL[url] = nil }
+        if loadForKey[key] == loadID { loadForKey[key] = nil }
     }
 
     private func display(_ id: Int, frame: Int) {
@@ -208,21 +302,24 @@ public final class ScrollRun {
 
     private func deliverCompletions(frame: Int, now: UInt64) {
         for completion in inbox.takeAll() {
-            account(completion, deliveredAt: now)
+            account(completion)
             if let cancelled = cancelledInFlight.removeValue(forKey: completion.loadID) {
-                let expected = workload.images[cancelled.imageID].expectedBytes ?? completion.bytesReceived
-                bytesSaved += max(0, expected - completion.bytesReceived)
-                if completion.sourcePixels == 0 { savedPixels += workload.images[cancelled.imageID].sourcePixels ?? 0 }
-                attachStages(completion, to: cancelled.origin, deliveredAt: now)
+                partialBytes[cancelled.imageID, default: 0] += completion.bytesReceived
+                bytesWasted += completion.bytesReceived
+                if let origin = cancelled.origin { attachStages(completion, to: origin, deliveredAt: now) }
                 continue
             }
             guard let load = loads[completion.loadID] else { continue }
-            forget(completion.loadID, url: load.url)
-            attachStages(completion, to: load.origin, deliveredAt: now)
+            forget(completion.loadID, key: load.key)
+            if let origin = load.origin {
+                attachStages(completion, to: origin, deliveredAt: now)
+                if completion.source == .disk && requests[origin].source == .network { requests[origin].source = .disk }
+            }
             for id in load.waiting { loadForRequest[id] = nil }
             switch completion.outcome {
             case .image:
-                if load.waiting.isEmpty { wasted += 1 }
+                completedImages.insert(load.imageID)
+                if load.waiting.isEmpty && load.origin != nil { wasted += 1 }
                 for id in load.waiting { display(id, frame: frame) }
             case .failed(let failure):
                 for id in load.waiting {
@@ -237,7 +334,7 @@ public final class ScrollRun {
         }
     }
 
-    private func account(_ completion: LoadCompletion, deliveredAt now: UInt64) {
+    private func account(_ completion: LoadCompletion) {
         bytesDownloaded += completion.bytesReceived
         if case .image = completion.outcome {
             imagesDecoded += 1
@@ -263,7 +360,14 @@ public final class ScrollRun {
         scheduler.waitUntilIdle()
         scheduler.shutdown()
         transport.shutdown()
-        for completion in inbox.takeAll() { account(completion, deliveredAt: MonotonicClock.now()) }
+        for completion in inbox.takeAll() {
+            account(completion)
+            if case .image = completion.outcome, let load = loads[completion.loadID] { completedImages.insert(load.imageID) }
+            if let cancelled = cancelledInFlight.removeValue(forKey: completion.loadID) {
+                partialBytes[cancelled.imageID, default: 0] += completion.bytesReceived
+                bytesWasted += completion.bytesReceived
+            }
+        }
         loads.removeAll()
     }
 
@@ -274,16 +378,28 @@ public final class ScrollRun {
         let seconds = Double(duration) / 1e9
         let scrollSeconds = workload.trace.duration
         let costPerPixel = decodedPixels > 0 ? Double(decodeFilterNanoseconds) / Double(decodedPixels) : 0
+        // Net savings: only images that were cancelled and never loaded later in the run count.
+        var bytesSaved = 0, savedPixels = 0
+        for imageID in cancelledImages.subtracting(completedImages) {
+            let image = workload.images[imageID]
+            savedPixels += image.sourcePixels ?? 0
+            if diskCache?.contains(image.cacheKey) == true { continue }  // it would have come from disk
+            bytesSaved += max(0, (image.expectedBytes ?? 0) - partialBytes[imageID, default: 0])
+        }
+        let disk = diskCache?.statistics ?? DiskCache.Statistics()
         return RunSummary(
             strategy: cell.strategy.rawValue, concurrency: cell.concurrency, repetition: cell.repetition,
-            network: settings.network.name, transport: settings.transport.rawValue, rows: workload.feed.rowCount, rowsVisited: visited.count { $0 },
+            network: settings.network.name, transport: settings.transport.rawValue, rows: workload.feed.rowCount,
+            rowsVisited: visited.count { $0 },
             requests: requests.count, memoryHits: count(.memory), diskHits: count(.disk),
             networkFetches: count(.network), merged: count(.merged), errors: count(.error),
             displayed: requests.count { $0.outcome == .displayed },
             neverDisplayed: requests.count { $0.outcome == .neverDisplayed },
             cancelledQueued: cancelledQueued, cancelledInflight: cancelledInflightCount,
-            bytesDownloaded: bytesDownloaded, bytesSaved: bytesSaved,
+            bytesDownloaded: bytesDownloaded, bytesSaved: bytesSaved, bytesWasted: bytesWasted,
             decodeMsSaved: Double(savedPixels) * costPerPixel / 1e6, wastedCompletions: wasted,
+            prefetchLoads: prefetchLoads, prefetchCancelled: prefetchCancelled,
+            memoryEvictions: memoryCache.evictions, diskWrites: disk.writes, diskDiscarded: disk.discarded,
             latencyP50Ms: latency.milliseconds(atPercentile: 50), latencyP90Ms: latency.milliseconds(atPercentile: 90),
             latencyP95Ms: latency.milliseconds(atPercentile: 95), latencyP99Ms: latency.milliseconds(atPercentile: 99),
             latencyMaxMs: latency.maxMilliseconds,

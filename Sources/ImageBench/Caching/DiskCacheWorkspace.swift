@@ -1,0 +1,53 @@
+import Foundation
+
+/// Gives every run of a matrix the same starting disk cache, so no strategy profits from the
+/// entries an earlier cell wrote. Each run gets a private directory whose entries are hard links
+/// to the user's cache directory as it was when the benchmark started (entries are never modified
+/// in place, only replaced by rename, so sharing inodes is safe); when the run ends, what it wrote
+/// is linked back into the user's directory, which is therefore warm for the next invocation.
+public final class DiskCacheWorkspace: Sendable {
+    public let directory: URL
+    public let sizeLimit: Int
+    private let baseline: [String]
+
+    public init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(DiskCache.OpenError) {
+        // Opening the cache once validates the directory, clears dead temporary files and trims.
+        let cache = try DiskCache(directory: directory, sizeLimit: sizeLimit)
+        self.directory = cache.directory
+        self.sizeLimit = sizeLimit
+        baseline = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter(DiskCache.isEntryName)
+    }
+
+    /// A cache for one run, starting from the baseline.
+    public func cacheForRun(_ index: Int) throws(DiskCache.OpenError) -> DiskCache {
+        let runDirectory = directory.appendingPathComponent(".run-\(getpid())-\(index)")
+        try? FileManager.default.removeItem(at: runDirectory)
+        do {
+            try FileManager.default.createDirectory(at: runDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw DiskCache.OpenError(description: "cannot create \(runDirectory.path): \(error.localizedDescription)")
+        }
+        for name in baseline {
+            _ = link(directory.appendingPathComponent(name).path, runDirectory.appendingPathComponent(name).path)
+        }
+        return try DiskCache(directory: runDirectory, sizeLimit: sizeLimit)
+    }
+
+    /// Links what the run wrote back into the user's directory and removes the run's directory.
+    public func finish(_ cache: DiskCache) {
+        let manager = FileManager.default
+        let names = ((try? manager.contentsOfDirectory(atPath: cache.directory.path)) ?? []).filter(DiskCache.isEntryName)
+        for name in names {
+            let source = cache.directory.appendingPathComponent(name).path
+            let target = directory.appendingPathComponent(name).path
+            if let a = try? manager.attributesOfItem(atPath: source)[.systemFileNumber] as? Int,
+               let b = try? manager.attributesOfItem(atPath: target)[.systemFileNumber] as? Int, a == b { continue }
+            // Link under a temporary name, then rename over: the user's entry is replaced atomically.
+            let temporary = directory.appendingPathComponent(".tmp-merge-\(getpid())-\(name)").path
+            unlink(temporary)
+            if link(source, temporary) == 0 && rename(temporary, target) != 0 { unlink(temporary) }
+        }
+        try? manager.removeItem(at: cache.directory)
+    }
+}
