@@ -166,6 +166,31 @@ public final class DiskCache: Sendable {
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
     }
 
+    /// Reads and verifies every entry against the URL stored in it: how a test (or a worried user)
+    /// checks that nothing in the directory would be served corrupt. Returns the names of entries
+    /// that fail.
+    public static func audit(directory: URL) -> (valid: Int, invalid: [String]) {
+        var valid = 0
+        var invalid: [String] = []
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(isEntryName)
+        for name in names.sorted() {
+            guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else {
+                invalid.append(name)
+                continue
+            }
+            let entry = [UInt8](data)
+            let urlLength = entry.count >= 12 ? Int(entry[8]) | Int(entry[9]) << 8 | Int(entry[10]) << 16 | Int(entry[11]) << 24 : -1
+            guard urlLength >= 0, entry.count >= 12 + urlLength,
+                  let url = String(bytes: entry[12..<12 + urlLength], encoding: .utf8),
+                  fileName(for: url) == name, verify(entry, url: url) != nil else {
+                invalid.append(name)
+                continue
+            }
+            valid += 1
+        }
+        return (valid, invalid)
+    }
+
     // MARK: - entry format
 
     /// 32 hex digits from two independent 64-bit FNV-1a hashes of the URL.

@@ -11,6 +11,11 @@ public final class DiskCacheWorkspace: Sendable {
     private let baseline: [String]
 
     public init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(DiskCache.OpenError) {
+        // A run killed before it finished left its directory behind: its entries are whole (each
+        // was renamed into place), so they are kept.
+        let stale = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasPrefix(".run-") }
+        for name in stale { Self.mergeBack(from: directory.appendingPathComponent(name), into: directory) }
         // Opening the cache once validates the directory, clears dead temporary files and trims.
         let cache = try DiskCache(directory: directory, sizeLimit: sizeLimit)
         self.directory = cache.directory
@@ -36,10 +41,14 @@ public final class DiskCacheWorkspace: Sendable {
 
     /// Links what the run wrote back into the user's directory and removes the run's directory.
     public func finish(_ cache: DiskCache) {
+        Self.mergeBack(from: cache.directory, into: directory)
+    }
+
+    private static func mergeBack(from runDirectory: URL, into directory: URL) {
         let manager = FileManager.default
-        let names = ((try? manager.contentsOfDirectory(atPath: cache.directory.path)) ?? []).filter(DiskCache.isEntryName)
+        let names = ((try? manager.contentsOfDirectory(atPath: runDirectory.path)) ?? []).filter(DiskCache.isEntryName)
         for name in names {
-            let source = cache.directory.appendingPathComponent(name).path
+            let source = runDirectory.appendingPathComponent(name).path
             let target = directory.appendingPathComponent(name).path
             if let a = try? manager.attributesOfItem(atPath: source)[.systemFileNumber] as? Int,
                let b = try? manager.attributesOfItem(atPath: target)[.systemFileNumber] as? Int, a == b { continue }
@@ -48,6 +57,6 @@ public final class DiskCacheWorkspace: Sendable {
             unlink(temporary)
             if link(source, temporary) == 0 && rename(temporary, target) != 0 { unlink(temporary) }
         }
-        try? manager.removeItem(at: cache.directory)
+        try? manager.removeItem(at: runDirectory)
     }
 }

@@ -35,6 +35,8 @@ public struct RequestRecord: Sendable, Codable {
     public var displayFrame: Int?
     /// Display latency in nanoseconds (frame times), if displayed.
     public var latency: UInt64?
+    /// The size of the bitmap displayed, if displayed.
+    public var displayedSize: PixelSize?
     /// For the request that started a network load: the load's stages, bytes and cancellation.
     public var stages: StageTimes?
     public var bytes: Int = 0

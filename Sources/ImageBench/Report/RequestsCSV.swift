@@ -7,7 +7,8 @@ public struct RequestsCSV: ReportWriter {
 
     public static let header = [
         "strategy", "concurrency", "repeat", "request", "row", "image", "url", "source", "outcome",
-        "visible_frame", "display_frame", "latency_ms", "cancel", "bytes", "queue_wait_ms", "ttfb_ms",
+        "visible_frame", "display_frame", "latency_ms", "image_width", "image_height", "cancel", "bytes",
+        "queue_wait_ms", "disk_read_ms", "ttfb_ms",
         "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "error_class", "error",
     ]
 
@@ -23,8 +24,10 @@ public struct RequestsCSV: ReportWriter {
                 table.append(cell + [
                     String(request.id), String(request.row), String(request.imageID), request.url,
                     request.source.rawValue, request.outcome.rawValue, String(request.visibleFrame),
-                    request.displayFrame.map(String.init) ?? "", ms(request.latency), request.cancel.rawValue,
-                    String(request.bytes), ms(stages?.queueWait), ms(stages?.timeToFirstByte), ms(stages?.transfer),
+                    request.displayFrame.map(String.init) ?? "", ms(request.latency),
+                    request.displayedSize.map { String($0.width) } ?? "", request.displayedSize.map { String($0.height) } ?? "",
+                    request.cancel.rawValue, String(request.bytes), ms(stages?.queueWait), ms(stages?.diskRead),
+                    ms(stages?.timeToFirstByte), ms(stages?.transfer),
                     ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery),
                     request.errorClass ?? "", request.errorMessage ?? "",
                 ])

@@ -33,6 +33,10 @@ public final class ScrollRun {
         /// The row a prefetch was started for.
         let prefetchRow: Int?
         var waiting: [Int]
+        /// Cancelled while its transfer ran: it stays registered until its worker reports, so a
+        /// row asking for the same image meanwhile waits for it to end and then starts afresh,
+        /// rather than putting the same URL on the wire twice.
+        var cancelled = false
     }
 
     private let workload: Workload
@@ -55,7 +59,6 @@ public final class ScrollRun {
     private var loadForKey: [String: Int] = [:]
     private var prefetching: [Int: Int] = [:]  // row → prefetch load
     private var deferred: [Int] = []  // requests waiting for the scroll to stop (suspend policy)
-    private var cancelledInFlight: [Int: (origin: Int?, imageID: Int)] = [:]
     private var nextLoadID = 0
     private var visited: [Bool]
     private var inlineDelivery = false
@@ -74,14 +77,16 @@ public final class ScrollRun {
     private var hitchNanoseconds: UInt64 = 0, droppedFrames = 0
     private var visibleRowFrames = 0, placeholderRowFrames = 0
 
-    public init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil) {
+    /// `transport` replaces the one `settings` names (tests wrap it to watch the traffic).
+    public init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
+                transport: (any Transport)? = nil) {
         self.workload = workload
         self.settings = settings
         self.cell = cell
         self.diskCache = diskCache
         frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
-        transport = settings.transport.make(limits: settings.fetchLimits)
-        scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: transport)
+        self.transport = transport ?? settings.transport.make(limits: settings.fetchLimits)
+        scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: self.transport)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
         pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,
                                  decodeLimits: settings.decodeLimits)
@@ -162,11 +167,12 @@ public final class ScrollRun {
         func record(_ source: RequestSource) {
             requests.append(RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame, source: source))
         }
-        if memoryCache.image(for: image.cacheKey) != nil {
+        if let cached = memoryCache.image(for: image.cacheKey) {
             record(.memory)
-            display(id, frame: frame)
+            display(id, frame: frame, size: cached.size)
         } else if settings.coalesce, let loadID = loadForKey[image.cacheKey] {
-            record(.merged)
+            // Joining a load that is being cancelled means a fresh fetch once it has stopped.
+            record(loads[loadID]!.cancelled ? .network : .merged)
             join(id, loadID)
         } else if settings.diskRead == .main, let diskCache, diskCache.contains(image.cacheKey),
                   let completion = pipeline.loadFromDisk(LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
@@ -195,11 +201,12 @@ public final class ScrollRun {
     private func startDeferred(frame: Int) {
         for id in deferred where requestForRow[requests[id].row] == id && requests[id].outcome == .neverDisplayed {
             let key = workload.images[requests[id].imageID].cacheKey
-            if memoryCache.image(for: key) != nil {
+            if let cached = memoryCache.image(for: key) {
                 // Another row loaded it meanwhile; it still waited for the scroll to stop.
                 requests[id].source = .memory
-                display(id, frame: frame)
+                display(id, frame: frame, size: cached.size)
             } else if settings.coalesce, let loadID = loadForKey[key] {
+                if !loads[loadID]!.cancelled { requests[id].source = .merged }
                 join(id, loadID)
             } else {
                 startLoad(imageID: requests[id].imageID, origin: id)
@@ -278,7 +285,10 @@ public final class ScrollRun {
         case .inFlight:
             if load.origin == nil { prefetchCancelled += 1 } else { cancelledInflightCount += 1 }
             if let origin = load.origin { requests[origin].cancel = .inflight }
-            cancelledInFlight[loadID] = (load.origin, load.imageID)
+            cancelledImages.insert(load.imageID)
+            loads[loadID]!.cancelled = true
+            if let row = load.prefetchRow, prefetching[row] == loadID { prefetching[row] = nil }
+            return
         }
         cancelledImages.insert(load.imageID)
         forget(loadID, key: load.key)
@@ -290,9 +300,10 @@ public final class ScrollRun {
         if loadForKey[key] == loadID { loadForKey[key] = nil }
     }
 
-    private func display(_ id: Int, frame: Int) {
+    private func display(_ id: Int, frame: Int, size: PixelSize) {
         let nanoseconds = UInt64(frame - requests[id].visibleFrame) * frameNanoseconds
         requests[id].outcome = .displayed
+        requests[id].displayedSize = size
         requests[id].displayFrame = frame
         requests[id].latency = nanoseconds
         latency.record(nanoseconds: nanoseconds)
@@ -303,24 +314,25 @@ public final class ScrollRun {
     private func deliverCompletions(frame: Int, now: UInt64) {
         for completion in inbox.takeAll() {
             account(completion)
-            if let cancelled = cancelledInFlight.removeValue(forKey: completion.loadID) {
-                partialBytes[cancelled.imageID, default: 0] += completion.bytesReceived
-                bytesWasted += completion.bytesReceived
-                if let origin = cancelled.origin { attachStages(completion, to: origin, deliveredAt: now) }
-                continue
-            }
             guard let load = loads[completion.loadID] else { continue }
             forget(completion.loadID, key: load.key)
+            if load.cancelled {
+                partialBytes[load.imageID, default: 0] += completion.bytesReceived
+                bytesWasted += completion.bytesReceived
+                if let origin = load.origin { attachStages(completion, to: origin, deliveredAt: now) }
+                restart(load)
+                continue
+            }
             if let origin = load.origin {
                 attachStages(completion, to: origin, deliveredAt: now)
                 if completion.source == .disk && requests[origin].source == .network { requests[origin].source = .disk }
             }
             for id in load.waiting { loadForRequest[id] = nil }
             switch completion.outcome {
-            case .image:
+            case .image(let image):
                 completedImages.insert(load.imageID)
                 if load.waiting.isEmpty && load.origin != nil { wasted += 1 }
-                for id in load.waiting { display(id, frame: frame) }
+                for id in load.waiting { display(id, frame: frame, size: image.size) }
             case .failed(let failure):
                 for id in load.waiting {
                     requests[id].source = .error
@@ -331,6 +343,17 @@ public final class ScrollRun {
             case .cancelled:
                 break
             }
+        }
+    }
+
+    /// Rows that asked for an image while its cancelled transfer was stopping get a fresh load.
+    private func restart(_ load: ActiveLoad) {
+        guard let first = load.waiting.first else { return }
+        for id in load.waiting { loadForRequest[id] = nil }
+        startLoad(imageID: load.imageID, origin: first)
+        for id in load.waiting.dropFirst() {
+            requests[id].source = .merged
+            join(id, loadForRequest[first]!)
         }
     }
 
@@ -362,9 +385,10 @@ public final class ScrollRun {
         transport.shutdown()
         for completion in inbox.takeAll() {
             account(completion)
-            if case .image = completion.outcome, let load = loads[completion.loadID] { completedImages.insert(load.imageID) }
-            if let cancelled = cancelledInFlight.removeValue(forKey: completion.loadID) {
-                partialBytes[cancelled.imageID, default: 0] += completion.bytesReceived
+            guard let load = loads[completion.loadID] else { continue }
+            if case .image = completion.outcome { completedImages.insert(load.imageID) }
+            if load.cancelled {
+                partialBytes[load.imageID, default: 0] += completion.bytesReceived
                 bytesWasted += completion.bytesReceived
             }
         }

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// A transport that counts, per URL, how many fetches are running at once.
+final class RecordingTransport: Transport, Sendable {
+    let inner: any Transport
+    private let state = Locked<(running: [String: Int], peak: [String: Int])>(([:], [:]))
+
+    init(_ inner: any Transport) { self.inner = inner }
+
+    var kind: TransportKind { inner.kind }
+    var peakPerURL: [String: Int] { state.withLockedValue { $0.peak } }
+
+    func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
+        state.withLockedValue { s in
+            s.running[url, default: 0] += 1
+            s.peak[url] = max(s.peak[url] ?? 0, s.running[url]!)
+        }
+        defer { state.withLockedValue { $0.running[url]! -= 1 } }
+        return try inner.fetch(url, expectedBytes: expectedBytes, token: token)
+    }
+
+    func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
+        try fetch(url, expectedBytes: expectedBytes, token: token)
+    }
+
+    func shutdown() { inner.shutdown() }
+}
+
+@Suite("Caches, merging and policies end to end", .serialized)
+struct CachePolicyTests {
+    static func run(rows: Int, network: String = "loopback", strategy: StrategyKind = .threads,
+                    _ configure: @escaping @Sendable (inout RunSettings) -> Void = { _ in }) async throws -> RunSummary {
+        try await onOwnThread {
+            var settings = RunSettings()
+            settings.rows = rows
+            settings.network = try NetworkProfile(parsing: network)
+            settings.settleSeconds = 1
+            configure(&settings)
+            let results = try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [strategy], concurrencies: [4]))
+            return results.results[0].summary
+        }
+    }
+
+    @Test("a second run on the same disk cache is served from disk, with at least 80% fewer network fetches")
+    func warmDiskCache() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try await Self.run(rows: 200) { $0.diskCacheDirectory = directory.path }
+        let second = try await Self.run(rows: 200) { $0.diskCacheDirectory = directory.path }
+        #expect(first.diskHits == 0 && first.diskWrites > 0)
+        #expect(second.diskHits > 0)
+        #expect(Double(second.networkFetches) <= 0.2 * Double(first.networkFetches))
+        #expect(second.requests == second.memoryHits + second.diskHits + second.networkFetches + second.merged + second.errors)
+        #expect(DiskCache.audit(directory: directory).invalid.isEmpty)
+    }
+
+    @Test("corrupted, truncated and deleted entries are discarded, counted and refetched; nothing corrupt is displayed")
+    func damagedDiskCache() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try await Self.run(rows: 150) { $0.diskCacheDirectory = directory.path }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter(DiskCache.isEntryName).sorted()
+        #expect(names.count > 12)
+        for (index, name) in names.enumerated() {
+            let path = directory.appendingPathComponent(name).path
+            var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+            switch index % 3 {
+            case 0: bytes[bytes.count / 2] ^= 0xFF                                  // bit rot
+            case 1: bytes.removeLast(bytes.count / 3)                               // torn write
+            default: try FileManager.default.removeItem(atPath: path); continue     // deleted
+            }
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        }
+        let (summary, requests) = try await onOwnThread {
+            var settings = RunSettings()
+            settings.rows = 150
+            settings.network = NetworkProfile.presets[0]
+            settings.settleSeconds = 1
+            settings.diskCacheDirectory = directory.path
+            let results = try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads], concurrencies: [4]))
+            return (results.results[0].summary, results.results[0].requests)
+        }
+        #expect(summary.diskDiscarded > 0)
+        #expect(summary.errors == 0)
+        #expect(summary.networkFetches > 0)  // the discarded and deleted images came from the server again
+        // Every displayed image has the size its corpus image fills the cell with.
+        let corpus = ImageCorpus.generate(count: Feed.defaultImageCount(rows: 150), seed: 1)
+        for request in requests where request.outcome == .displayed {
+            let source = corpus[request.imageID].size
+            let expected = Downsampler.aspectFill(DecodedImage(size: source, pixels: [UInt8](repeating: 0, count: source.pixelCount * 4)),
+                                                  to: ImagePipeline.defaultTargetSize).size
+            #expect(request.displayedSize == expected, "request \(request.id) image \(request.imageID)")
+        }
+        #expect(DiskCache.audit(directory: directory).invalid.isEmpty)
+    }
+
+    @Test("with merging, no URL is ever fetched twice at once; without it, recurring images are fetched again")
+    func coalescing() async throws {
+        func run(coalesce: Bool) async throws -> (RunSummary, [String: Int]) {
+            try await onOwnThread {
+                var settings = RunSettings()
+                settings.rows = 300
+                settings.network = try NetworkProfile(parsing: "latency=150ms,jitter=30ms,bandwidth=1MB/s")
+                settings.settleSeconds = 1
+                settings.coalesce = coalesce
+                // A small feed of images so rows showing the same one are on screen together.
+                settings.imageCount = 40
+                let corpus = ImageCorpus.generate(count: 40, seed: settings.seed)
+                let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.network, seed: settings.seed)
+                defer { server.shutdown() }
+                let workload = Benchmark.makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL)
+                let transport = RecordingTransport(BlockingTransport(limits: settings.fetchLimits))
+                let run = ScrollRun(workload: workload, settings: settings,
+                                    cell: RunCell(strategy: .threads, concurrency: 6, repetition: 1), transport: transport)
+                return (run.run().summary, transport.peakPerURL)
+            }
+        }
+        let (merged, mergedPeaks) = try await run(coalesce: true)
+        let (separate, _) = try await run(coalesce: false)
+        #expect(merged.merged > 0)
+        #expect(!mergedPeaks.isEmpty)
+        #expect(mergedPeaks.values.allSatisfy { $0 == 1 }, "\(mergedPeaks.filter { $0.value > 1 })")
+        #expect(separate.merged == 0)
+        #expect(separate.networkFetches > merged.networkFetches)
+    }
+
+    @Test("suspend-while-dragging starts no load while the content moves")
+    func suspendWhileDragging() async throws {
+        let suspended = try await Self.run(rows: 400, network: "latency=30ms") { $0.cancelPolicy = .suspendWhileDragging }
+        let offscreen = try await Self.run(rows: 400, network: "latency=30ms") { $0.cancelPolicy = .offscreen }
+        #expect(suspended.requests == suspended.memoryHits + suspended.diskHits + suspended.networkFetches + suspended.merged + suspended.errors)
+        // Flings leave the rows they pass as placeholders: far fewer images are fetched and shown.
+        #expect(suspended.bytesDownloaded < offscreen.bytesDownloaded)
+        #expect(suspended.displayed < offscreen.displayed)
+        #expect(suspended.displayed > 0)  // the stops in the trace load what is on screen
+    }
+
+    @Test("prefetching loads rows ahead, so more rows are ready when they appear")
+    func prefetch() async throws {
+        let plain = try await Self.run(rows: 300, network: "latency=60ms")
+        let ahead = try await Self.run(rows: 300, network: "latency=60ms") { $0.prefetch = 10 }
+        #expect(plain.prefetchLoads == 0)
+        #expect(ahead.prefetchLoads > 0)
+        #expect(ahead.prefetchCancelled > 0)  // a fling outruns its prefetches
+    }
+}
+
+@Suite("Disk cache survives a killed process")
+struct KilledProcessTests {
+    /// The imgbench executable built beside this test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("imgbench")
+    }
+
+    @Test("SIGKILL while entries are being written leaves a cache with no bad entry, which the next run uses")
+    func sigkill() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        let output = try Fixtures.temporaryDirectory("out")
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: output)
+        }
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "no imgbench at \(Self.executable.path)")
+        let process = Process()
+        process.executableURL = Self.executable
+        // Few distinct images keep corpus generation short; many rows keep the run going.
+        process.arguments = ["--rows", "3000", "--images", "150", "--strategies", "threads", "--network", "lte", "--quiet",
+                             "--disk-cache", directory.path, "--out", output.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the run is writing entries (into its run directory), then kill it mid-stream.
+        func written() -> Int {
+            let runs = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(".run-") }
+            return runs.reduce(0) { total, run in
+                total + (((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(run).path)) ?? []).count)
+            }
+        }
+        var waited = 0
+        while written() < 30 && waited < 1200 && process.isRunning {
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
+        #expect(process.isRunning, "the run ended before it could be killed")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        // Reopening keeps the dead run's whole entries and drops its half-written files.
+        let workspace = try DiskCacheWorkspace(directory: directory)
+        let audit = DiskCache.audit(directory: workspace.directory)
+        #expect(audit.invalid.isEmpty)
+        #expect(audit.valid >= 30)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix(".tmp-") || $0.hasPrefix(".run-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        let next = try await CachePolicyTests.run(rows: 200) { $0.diskCacheDirectory = directory.path }
+        #expect(next.diskHits > 0)
+        #expect(next.diskDiscarded == 0)
+    }
+}
