@@ -38,6 +38,8 @@ public struct RunSummary: Sendable, Equatable {
     public var latencyMaxMs: Double
     public var placeholderRatio: Double
     public var hitchMsPerS: Double
+    /// Main-loop work per second of scrolling, hitch or not: the main thread's load.
+    public var mainBusyMsPerS: Double
     public var droppedFrames: Int
     public var achievedConcurrencyMean: Double
     public var achievedConcurrencyPeak: Int
@@ -78,7 +80,7 @@ public struct RunSummary: Sendable, Equatable {
             ("latency_p50_ms", .real(latencyP50Ms)), ("latency_p90_ms", .real(latencyP90Ms)),
             ("latency_p95_ms", .real(latencyP95Ms)), ("latency_p99_ms", .real(latencyP99Ms)),
             ("latency_max_ms", .real(latencyMaxMs)), ("placeholder_ratio", .real(placeholderRatio)),
-            ("hitch_ms_per_s", .real(hitchMsPerS)), ("dropped_frames", .integer(droppedFrames)),
+            ("hitch_ms_per_s", .real(hitchMsPerS)), ("main_busy_ms_per_s", .real(mainBusyMsPerS)), ("dropped_frames", .integer(droppedFrames)),
             ("achieved_concurrency_mean", .real(achievedConcurrencyMean)),
             ("achieved_concurrency_peak", .integer(achievedConcurrencyPeak)),
             ("images_decoded", .integer(imagesDecoded)), ("images_per_s", .real(imagesPerS)),

@@ -158,21 +158,24 @@ public struct ImagePipeline: Sendable {
                        fetchStarted: fetchStarted)
     }
 
-    /// A disk-cache-only load run where it is called (`--disk-read main` runs it inside
-    /// `cellForRow`); nil when the disk cache has no good entry.
-    public func loadFromDisk(_ request: LoadRequest, id: Int, submittedAt: UInt64) -> LoadCompletion? {
+    /// The classic `cellForRow` disk read (`--disk-read main`), run where it is called: read the
+    /// cached file, decode it at full size as `UIImage(contentsOfFile:)` does, filter the full
+    /// bitmap, then scale it to the cell. Nil when the disk cache has no good entry.
+    public func loadFromDiskNaively(_ request: LoadRequest, id: Int, submittedAt: UInt64) -> LoadCompletion? {
         let token = LoadToken()
         _ = token.begin()
-        return fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: MonotonicClock.now())?.completion
+        return fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: MonotonicClock.now(),
+                        fullSize: true)?.completion
     }
 
     private func fromDisk(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                          started: UInt64) -> Output? {
+                          started: UInt64, fullSize: Bool = false) -> Output? {
         guard let diskCache, let bytes = diskCache.data(for: request.cacheKey) else { return nil }
         let read = MonotonicClock.now()
         return process(.success(FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)), source: .disk,
                        request: request, id: id, token: token,
-                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: read), fetchStarted: read)
+                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: read), fetchStarted: read,
+                       fullSize: fullSize)
     }
 
     private func stages(submittedAt: UInt64, started: UInt64, fetchStarted: UInt64) -> StageTimes {
@@ -181,7 +184,8 @@ public struct ImagePipeline: Sendable {
 
     /// Everything after the bytes arrived: decode, downsample, filter, cache, with the stage times.
     private func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, request: LoadRequest,
-                         id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64) -> Output {
+                         id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64,
+                         fullSize: Bool = false) -> Output {
         var stages = initial
         func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0, store: [UInt8]? = nil) -> Output {
             token.finish()
@@ -209,8 +213,10 @@ public struct ImagePipeline: Sendable {
 
         var image: DecodedImage
         do {
-            let decoded = try decoder.decode(result.bytes, targetSize: targetSize, limits: decodeLimits)
-            image = Downsampler.aspectFill(decoded, to: targetSize)
+            let decoded = try decoder.decode(result.bytes, targetSize: fullSize ? nil : targetSize, limits: decodeLimits)
+            // The naive path filters the full-size bitmap and scales afterwards, as the tutorials'
+            // beautify step does; the pipeline scales first.
+            image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)
         } catch {
             stages.decode = MonotonicClock.now() - fetchEnd
             return finish(.failed(.decode(error)), bytes: bytes)
@@ -220,6 +226,7 @@ public struct ImagePipeline: Sendable {
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes, pixels: image.sourceSize.pixelCount) }
 
         filter.apply(to: &image)
+        if fullSize { image = Downsampler.aspectFill(image, to: targetSize) }
         memoryCache.insert(image, for: request.cacheKey)
         stages.filter = MonotonicClock.now() - decoded
         // Only bytes that decoded are worth keeping on disk.

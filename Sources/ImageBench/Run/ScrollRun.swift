@@ -74,7 +74,7 @@ public final class ScrollRun {
     private var bytesDownloaded = 0, bytesWasted = 0
     private var imagesDecoded = 0, decodedPixels = 0
     private var decodeFilterNanoseconds: UInt64 = 0
-    private var hitchNanoseconds: UInt64 = 0, droppedFrames = 0
+    private var hitchNanoseconds: UInt64 = 0, droppedFrames = 0, mainBusyNanoseconds: UInt64 = 0
     private var visibleRowFrames = 0, placeholderRowFrames = 0
 
     /// `transport` replaces the one `settings` names (tests wrap it to watch the traffic).
@@ -137,6 +137,7 @@ public final class ScrollRun {
             placeholderRowFrames += placeholders * (next - frame)
             if scrolling {
                 let work = workEnd - workStart
+                mainBusyNanoseconds += work
                 if work > frameNanoseconds { hitchNanoseconds += work - frameNanoseconds }
                 droppedFrames += next - frame - 1
             }
@@ -175,7 +176,7 @@ public final class ScrollRun {
             record(loads[loadID]!.cancelled ? .network : .merged)
             join(id, loadID)
         } else if settings.diskRead == .main, let diskCache, diskCache.contains(image.cacheKey),
-                  let completion = pipeline.loadFromDisk(LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
+                  let completion = pipeline.loadFromDiskNaively(LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
                                                          id: nextLoadID, submittedAt: MonotonicClock.now()) {
             // The classic mistake: read and decode the cached file right here in cellForRow.
             record(.disk)
@@ -429,6 +430,7 @@ public final class ScrollRun {
             latencyMaxMs: latency.maxMilliseconds,
             placeholderRatio: visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0,
             hitchMsPerS: scrollSeconds > 0 ? Double(hitchNanoseconds) / 1e6 / scrollSeconds : 0,
+            mainBusyMsPerS: scrollSeconds > 0 ? Double(mainBusyNanoseconds) / 1e6 / scrollSeconds : 0,
             droppedFrames: droppedFrames, achievedConcurrencyMean: gauge.mean(), achievedConcurrencyPeak: gauge.peak,
             imagesDecoded: imagesDecoded, imagesPerS: seconds > 0 ? Double(imagesDecoded) / seconds : 0,
             bytesPerS: seconds > 0 ? Double(bytesDownloaded) / seconds : 0,

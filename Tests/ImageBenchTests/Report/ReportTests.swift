@@ -22,7 +22,7 @@ struct ReportTests {
                    cancelledQueued: 1, cancelledInflight: 2, bytesDownloaded: 1000, bytesSaved: 10, bytesWasted: 5,
                    decodeMsSaved: 1, wastedCompletions: 0, prefetchLoads: 0, prefetchCancelled: 0, memoryEvictions: 0,
                    diskWrites: 0, diskDiscarded: 0, latencyP50Ms: 10, latencyP90Ms: 20, latencyP95Ms: p95, latencyP99Ms: 40,
-                   latencyMaxMs: 50, placeholderRatio: 0.2, hitchMsPerS: 0, droppedFrames: 0,
+                   latencyMaxMs: 50, placeholderRatio: 0.2, hitchMsPerS: 0, mainBusyMsPerS: 1, droppedFrames: 0,
                    achievedConcurrencyMean: 1, achievedConcurrencyPeak: 2, imagesDecoded: 90, imagesPerS: 9,
                    bytesPerS: 100, cpuUserS: 1, cpuSysS: 0.1, peakRssMb: 100, durationS: 10)
     }
