@@ -6,7 +6,11 @@ struct ImageServerTests {
     static let corpus = ImageCorpus.generate(count: 12, seed: 42)
 
     @Test("serves every corpus image byte for byte over a reused connection")
-    func servesCorpus() throws {
+    func servesCorpus() async throws {
+        try await onOwnThread { try Self.servesCorpusBlocking() }
+    }
+
+    static func servesCorpusBlocking() throws {
         let server = try ImageServer(files: ServedFiles(corpus: Self.corpus), profile: NetworkProfile.presets[0], seed: 42)
         defer { server.shutdown() }
         let fetcher = CurlFetcher()
@@ -19,7 +23,11 @@ struct ImageServerTests {
     }
 
     @Test("unknown paths are 404, classified as an HTTP status error")
-    func notFound() throws {
+    func notFound() async throws {
+        try await onOwnThread { try Self.notFoundBlocking() }
+    }
+
+    static func notFoundBlocking() throws {
         let server = try ImageServer(files: ServedFiles(corpus: Self.corpus), profile: NetworkProfile.presets[0], seed: 42)
         defer { server.shutdown() }
         #expect(throws: FetchError.httpStatus(404)) {
@@ -28,7 +36,11 @@ struct ImageServerTests {
     }
 
     @Test("responses wait their URL's shaped latency, and bodies are paced by the link")
-    func shaping() throws {
+    func shaping() async throws {
+        try await onOwnThread { try Self.shapingBlocking() }
+    }
+
+    static func shapingBlocking() throws {
         // 120 ms latency with no jitter; a 20 kB/s link. Lower bounds only: a busy machine can
         // only make things slower, never faster than the shaping allows.
         let profile = try NetworkProfile(parsing: "latency=120ms,jitter=0ms,bandwidth=20kB/s")
