@@ -59,6 +59,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Repeat each cell this many times.")
     var `repeat` = 1
 
+    @Option(help: "Rounds of every cell to run first and not count.")
+    var warmup = 0
+
     @Option(help: "Distinct images in the feed (default: rows/2, at most 2000).")
     var images: Int?
 
@@ -100,7 +103,7 @@ struct RunCommand: ParsableCommand {
         }
         try Reports.write(results, to: directory)
         print(ComparisonTable(results.results).text(bold: isatty(STDOUT_FILENO) == 1))
-        print("\nResults: \(directory.path)/ (summary.csv, requests.csv, summary.json, report.md)")
+        print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")
     }
 
     private func makePlan() throws -> BenchmarkPlan {
@@ -140,6 +143,7 @@ struct RunCommand: ParsableCommand {
             settings.imageCount = images
         }
         guard `repeat` > 0 else { throw ValidationError("--repeat must be at least 1 (got \(`repeat`))") }
+        guard warmup >= 0 else { throw ValidationError("--warmup must not be negative (got \(warmup))") }
 
         let limits = try Self.list(concurrency, flag: "--concurrency").map { text in
             guard let value = Int(text), value > 0 else {
@@ -155,7 +159,8 @@ struct RunCommand: ParsableCommand {
                 try Self.parse($0, as: StrategyKind.self, flag: "--strategies")
             }
         }
-        return BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: `repeat`)
+        return BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: `repeat`,
+                             warmups: warmup)
     }
 
     private static func list(_ text: String, flag: String) throws -> [String] {

@@ -29,6 +29,8 @@ public struct RequestRecord: Sendable, Codable {
     public let url: String
     /// The frame in which the row became visible.
     public let visibleFrame: Int
+    /// When its cellForRow ran (monotonic ns): where its load's queue wait starts.
+    public let requestedAt: UInt64
     public var source: RequestSource
     public var outcome: RequestOutcome = .neverDisplayed
     /// The frame the image was displayed in, if it was.

@@ -17,7 +17,18 @@ public struct SummaryJSON: ReportWriter {
                 case .real(let real): run[name] = real.isFinite ? real : NSNull()
                 }
             }
+            run["stages"] = Dictionary(uniqueKeysWithValues: StageHistograms.names.map { name in
+                (name + "_ms", Self.percentiles(result.stages[name]))
+            })
+            run["display_latency_ms"] = Self.percentiles(result.latency)
             return run
+        }
+        let aggregate: [[String: Any]] = CellAggregate.of(results.results).map { cell in
+            var entry: [String: Any] = ["strategy": cell.strategy, "concurrency": cell.concurrency, "runs": cell.runs]
+            for (metric, estimate) in cell.estimates {
+                entry[metric] = ["median": estimate.median, "ci_low": estimate.low, "ci_high": estimate.high]
+            }
+            return entry
         }
         let document: [String: Any] = [
             "imgbench_version": ImageBenchVersion.current,
@@ -34,7 +45,7 @@ public struct SummaryJSON: ReportWriter {
                 "disk_cache": settings.diskCacheDirectory ?? NSNull(), "disk_cache_bytes": settings.diskCacheBytes,
                 "disk_read": settings.diskRead.rawValue, "prefetch": settings.prefetch,
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
-                "repeat": results.plan.repeats, "transport": settings.transport.rawValue,
+                "repeat": results.plan.repeats, "warmup": results.plan.warmups, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,
                 "max_pixels": settings.decodeLimits.maxPixels,
             ] as [String: Any],
@@ -42,9 +53,22 @@ public struct SummaryJSON: ReportWriter {
                 "images": results.corpusImages, "corpus_bytes": results.corpusBytes,
                 "server": results.serverURL, "trace_seconds": results.traceSeconds,
             ] as [String: Any],
+            "environment": results.environment.json,
             "runs": runs,
+            "aggregate": aggregate,
+            "aggregate_method": "median over repeats; 95% percentile bootstrap interval (2000 resamples, seeded)",
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// A distribution as summary.json gives it, in milliseconds.
+    static func percentiles(_ histogram: LatencyHistogram) -> [String: Any] {
+        [
+            "count": histogram.count, "p50": histogram.milliseconds(atPercentile: 50),
+            "p90": histogram.milliseconds(atPercentile: 90), "p95": histogram.milliseconds(atPercentile: 95),
+            "p99": histogram.milliseconds(atPercentile: 99), "max": histogram.maxMilliseconds,
+            "mean": histogram.meanMilliseconds,
+        ]
     }
 }

@@ -7,21 +7,27 @@ public struct BenchmarkPlan: Sendable {
     public var strategies: [StrategyKind]
     public var concurrencies: [Int]
     public var repeats: Int
+    /// Rounds of every cell run first and not counted (repetition 0 in progress output).
+    public var warmups: Int
 
-    public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1) {
+    public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
+                warmups: Int = 0) {
         self.settings = settings
         self.strategies = strategies
         self.concurrencies = concurrencies
         self.repeats = repeats
+        self.warmups = warmups
     }
 
-    /// Cells in run order: repeats outermost, so drift over time spreads across every cell.
+    /// Cells in run order: warm-ups first, then repeats outermost, so drift over time spreads
+    /// across every cell instead of favouring the ones that ran first.
     public var cells: [RunCell] {
-        (0..<repeats).flatMap { repetition in
-            strategies.flatMap { strategy in
-                concurrencies.map { RunCell(strategy: strategy, concurrency: $0, repetition: repetition + 1) }
+        let round = { (repetition: Int) in
+            self.strategies.flatMap { strategy in
+                self.concurrencies.map { RunCell(strategy: strategy, concurrency: $0, repetition: repetition) }
             }
         }
+        return (0..<warmups).flatMap { _ in round(0) } + (1...max(1, repeats)).flatMap(round)
     }
 }
 
@@ -43,6 +49,7 @@ public struct BenchmarkResults: Sendable {
     public let serverURL: String
     public let traceSeconds: Double
     public let startedAt: Date
+    public let environment: RunEnvironment
 }
 
 /// Runs a plan against the embedded server: generates the corpus, starts the server with the
@@ -76,11 +83,12 @@ public enum Benchmark {
             let result = run.run { progress in observer?.runProgress(cell, progress) }
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
-            results.append(result)
+            if cell.repetition > 0 { results.append(result) }
         }
         return BenchmarkResults(plan: plan, results: results, corpusImages: corpus.images.count,
                                 corpusBytes: corpus.totalBytes, serverURL: server.baseURL,
-                                traceSeconds: workload.trace.duration, startedAt: startedAt)
+                                traceSeconds: workload.trace.duration, startedAt: startedAt,
+                                environment: RunEnvironment.capture())
     }
 
     /// The feed, URLs and trace for a corpus served at `baseURL`.

@@ -16,6 +16,7 @@ public struct RunResult: Sendable {
     public let summary: RunSummary
     public let requests: [RequestRecord]
     public let latency: LatencyHistogram
+    public let stages: StageHistograms
 }
 
 /// One run of the simulated table: a main loop at `fps` that scrolls along the trace, does each
@@ -53,6 +54,7 @@ public final class ScrollRun {
 
     private var requests: [RequestRecord] = []
     private var latency = LatencyHistogram()
+    private var stageHistograms = StageHistograms()
     private var requestForRow: [Int: Int] = [:]
     private var loadForRequest: [Int: Int] = [:]
     private var loads: [Int: ActiveLoad] = [:]
@@ -107,9 +109,16 @@ public final class ScrollRun {
         var lastProgress: UInt64 = 0
 
         while true {
-            let intended = start + UInt64(frame) * frameNanoseconds
-            MonotonicClock.sleep(until: intended)
-            let workStart = MonotonicClock.now()
+            MonotonicClock.sleep(until: start + UInt64(frame) * frameNanoseconds)
+            var workStart = MonotonicClock.now()
+            // Woken more than a frame late (a busy machine): the vsyncs in between are gone, and
+            // this work belongs to the frame now on screen.
+            let current = Int((workStart - start) / frameNanoseconds)
+            if current > frame {
+                if frame < trace.count { droppedFrames += min(current, trace.count) - frame }
+                frame = current
+                workStart = MonotonicClock.now()
+            }
             let scrolling = frame < trace.count
             let position = trace[min(frame, trace.count - 1)]
             let moving = position.dragging || position.offset != lastOffset
@@ -154,7 +163,7 @@ public final class ScrollRun {
         finishOutstandingLoads()
         let usage = ResourceUsage.now() - usageBefore
         return RunResult(cell: cell, summary: summarize(duration: end - start, usage: usage), requests: requests,
-                         latency: latency)
+                         latency: latency, stages: stageHistograms)
     }
 
     // MARK: - cellForRow and friends
@@ -166,7 +175,8 @@ public final class ScrollRun {
         let id = requests.count
         requestForRow[row] = id
         func record(_ source: RequestSource) {
-            requests.append(RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame, source: source))
+            requests.append(RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame,
+                                          requestedAt: MonotonicClock.now(), source: source))
         }
         if let cached = memoryCache.image(for: image.cacheKey) {
             record(.memory)
@@ -230,8 +240,11 @@ public final class ScrollRun {
         let request = LoadRequest(url: reference.url, cacheKey: reference.cacheKey, expectedBytes: reference.expectedBytes)
         let token = LoadToken()
         let job = LoadJob(id: loadID, token: token, priority: priority,
+                          // Queue wait counts from when the row asked, so time spent deferred or
+                          // waiting for a cancelled transfer to stop is in it too.
                           work: PipelineLoad(pipeline: pipeline, request: request, id: loadID, token: token,
-                                             submittedAt: MonotonicClock.now(), gauge: gauge, inbox: inbox))
+                                             submittedAt: origin.map { requests[$0].requestedAt } ?? MonotonicClock.now(),
+                                             gauge: gauge, inbox: inbox))
         loads[loadID] = ActiveLoad(job: job, key: reference.cacheKey, imageID: imageID, origin: origin,
                                    prefetchRow: prefetchRow, waiting: origin.map { [$0] } ?? [])
         if let origin { loadForRequest[origin] = loadID }
@@ -332,6 +345,9 @@ public final class ScrollRun {
             switch completion.outcome {
             case .image(let image):
                 completedImages.insert(load.imageID)
+                var stages = completion.stages
+                stages.delivery = now - min(now, completion.finishedAt)
+                stageHistograms.record(stages, fromNetwork: completion.source == .network)
                 if load.waiting.isEmpty && load.origin != nil { wasted += 1 }
                 for id in load.waiting { display(id, frame: frame, size: image.size) }
             case .failed(let failure):

@@ -30,7 +30,7 @@ struct ReportTests {
     static func result(_ summary: RunSummary) -> RunResult {
         RunResult(cell: RunCell(strategy: StrategyKind(rawValue: summary.strategy)!, concurrency: summary.concurrency,
                                 repetition: 1),
-                  summary: summary, requests: [], latency: LatencyHistogram())
+                  summary: summary, requests: [], latency: LatencyHistogram(), stages: StageHistograms())
     }
 
     @Test("the comparison table marks the best value of each column, and only where values differ")

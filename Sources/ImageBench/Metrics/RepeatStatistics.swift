@@ -1,0 +1,86 @@
+/// A metric's median over repeats with a 95% confidence interval.
+public struct Estimate: Sendable, Equatable {
+    public let median: Double
+    public let low: Double
+    public let high: Double
+    public let count: Int
+}
+
+/// Statistics across the repeats of one cell.
+public enum RepeatStatistics {
+    /// The median and its 95% percentile-bootstrap confidence interval: 2,000 resamples with
+    /// replacement, the 2.5th and 97.5th percentiles of their medians. No assumption about the
+    /// metric's distribution (latency tails are anything but normal); the resampling is seeded,
+    /// so the same repeats always give the same interval. With one value the interval is that value.
+    public static func median(_ values: [Double], resamples: Int = 2_000, seed: UInt64 = 0x5EED) -> Estimate {
+        precondition(!values.isEmpty, "no values to estimate from")
+        let center = median(of: values)
+        guard values.count > 1 else { return Estimate(median: center, low: center, high: center, count: 1) }
+        var random = SeededRandom(seed: seed)
+        var medians = [Double]()
+        medians.reserveCapacity(resamples)
+        var sample = values
+        for _ in 0..<resamples {
+            for index in sample.indices { sample[index] = values[Int(random.next() % UInt64(values.count))] }
+            medians.append(median(of: sample))
+        }
+        medians.sort()
+        let low = medians[Int(Double(resamples - 1) * 0.025)]
+        let high = medians[Int(Double(resamples - 1) * 0.975)]
+        // The sample median is always inside, but guard against rounding at the extremes.
+        return Estimate(median: center, low: min(low, center), high: max(high, center), count: values.count)
+    }
+
+    public static func median(of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
+
+/// One strategy × concurrency cell summarised over its repeats.
+public struct CellAggregate: Sendable {
+    /// The metrics aggregated: the ones people compare and gate on.
+    public static let metrics = [
+        "latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
+        "memory_hit_rate", "disk_hit_rate", "network_fetches", "bytes_downloaded", "bytes_saved", "never_displayed",
+        "placeholder_ratio", "hitch_ms_per_s", "main_busy_ms_per_s", "dropped_frames", "achieved_concurrency_mean",
+        "images_per_s", "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s",
+    ]
+
+    public let strategy: String
+    public let concurrency: Int
+    public let runs: Int
+    public let estimates: [(metric: String, estimate: Estimate)]
+
+    /// One aggregate per cell, in the order cells first ran.
+    public static func of(_ results: [RunResult]) -> [CellAggregate] {
+        var order: [String] = []
+        var groups: [String: [RunSummary]] = [:]
+        for result in results {
+            let key = "\(result.cell.strategy.rawValue)|\(result.cell.concurrency)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(result.summary)
+        }
+        return order.map { key in
+            let summaries = groups[key]!
+            let estimates = metrics.map { metric in
+                (metric, RepeatStatistics.median(summaries.map { $0.number(metric) ?? 0 }))
+            }
+            return CellAggregate(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency,
+                                 runs: summaries.count, estimates: estimates)
+        }
+    }
+}
+
+extension RunSummary {
+    /// A numeric metric by its report name.
+    public func number(_ name: String) -> Double? {
+        guard let value = fields.first(where: { $0.name == name })?.value else { return nil }
+        switch value {
+        case .integer(let integer): return Double(integer)
+        case .real(let real): return real
+        case .text: return nil
+        }
+    }
+}

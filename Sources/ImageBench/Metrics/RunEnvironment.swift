@@ -1,0 +1,61 @@
+import CCurl
+import CShims
+import Foundation
+
+/// What a run ran on, so two results can be compared knowingly and any run reproduced.
+public struct RunEnvironment: Sendable {
+    public let imgbenchVersion: String
+    /// From IMGBENCH_GIT_COMMIT (scripts/imgbench sets it), else unknown.
+    public let gitCommit: String?
+    public let cpuModel: String
+    public let cpuCount: Int
+    public let kernel: String
+    public let swiftVersion: String
+    public let libcurl: String
+    public let libjpeg: String
+    public let libpng: String
+    public let hostname: String
+
+    public static func capture() -> RunEnvironment {
+        var name = utsname()
+        uname(&name)
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) }
+        let jpeg = Int(ib_libjpeg_version())
+        return RunEnvironment(
+            imgbenchVersion: ImageBenchVersion.current,
+            gitCommit: ProcessInfo.processInfo.environment["IMGBENCH_GIT_COMMIT"].flatMap { $0.isEmpty ? nil : $0 },
+            cpuModel: model ?? "unknown", cpuCount: ProcessInfo.processInfo.activeProcessorCount,
+            kernel: "\(text(name.sysname)) \(text(name.release)) \(text(name.machine))",
+            swiftVersion: compilerVersion, libcurl: String(cString: curl_version()),
+            libjpeg: "libjpeg-turbo \(jpeg / 1_000_000).\(jpeg / 1_000 % 1_000).\(jpeg % 1_000)",
+            libpng: "libpng \(String(cString: ib_libpng_version()))", hostname: text(name.nodename))
+    }
+
+    /// The compiler that built imgbench (Swift exposes only comparisons, hence the ladder).
+    static var compilerVersion: String {
+        #if compiler(>=6.4)
+        "6.4 or later"
+        #elseif compiler(>=6.3)
+        "6.3"
+        #elseif compiler(>=6.2)
+        "6.2"
+        #elseif compiler(>=6.1)
+        "6.1"
+        #else
+        "6.0"
+        #endif
+    }
+
+    public var json: [String: Any] {
+        [
+            "imgbench_version": imgbenchVersion, "git_commit": gitCommit ?? NSNull(), "cpu_model": cpuModel,
+            "cpu_count": cpuCount, "kernel": kernel, "swift_version": swiftVersion, "libcurl": libcurl,
+            "libjpeg": libjpeg, "libpng": libpng, "hostname": hostname,
+        ]
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// `summary-aggregate.csv`: one row per strategy × concurrency, each main metric's median over the
+/// repeats and its 95% confidence interval (`_median`, `_ci_low`, `_ci_high`).
+public struct SummaryAggregateCSV: ReportWriter {
+    public let fileName = "summary-aggregate.csv"
+
+    public init() {}
+
+    public func render(_ results: BenchmarkResults) throws -> String {
+        let header = ["strategy", "concurrency", "runs"] + CellAggregate.metrics.flatMap {
+            ["\($0)_median", "\($0)_ci_low", "\($0)_ci_high"]
+        }
+        var table = CSVTable(header: header)
+        for cell in CellAggregate.of(results.results) {
+            table.append([cell.strategy, String(cell.concurrency), String(cell.runs)] + cell.estimates.flatMap {
+                [$0.estimate.median, $0.estimate.low, $0.estimate.high].map { RunSummary.Value.real($0).formatted }
+            })
+        }
+        return table.rendered
+    }
+}
