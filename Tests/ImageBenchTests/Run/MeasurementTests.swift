@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("Measurement you can trust", .serialized)
+struct MeasurementTests {
+    static func run(rows: Int, network: String, strategies: [StrategyKind] = [.threads], repeats: Int = 1,
+                    warmups: Int = 0) async throws -> BenchmarkResults {
+        try await onOwnThread {
+            var settings = RunSettings()
+            settings.rows = rows
+            settings.network = try NetworkProfile(parsing: network)
+            settings.settleSeconds = 1
+            return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: strategies, concurrencies: [3],
+                                                   repeats: repeats, warmups: warmups))
+        }
+    }
+
+    @Test("each network load's stage times add up to its display latency within one frame")
+    func stagesAddUp() async throws {
+        let results = try await Self.run(rows: 300, network: "latency=40ms,jitter=10ms,bandwidth=3MB/s")
+        let result = try #require(results.results.first)
+        let frame = 1_000_000_000 / Double(results.plan.settings.fps)
+        let loads = result.requests.filter { $0.source == .network && $0.outcome == .displayed }
+        #expect(loads.count > 20)
+        for request in loads {
+            let stages = try #require(request.stages)
+            let difference = abs(Double(stages.total) - Double(request.latency!))
+            #expect(difference <= frame, "request \(request.id): stages \(stages.total) ns, latency \(request.latency!) ns")
+        }
+        #expect(result.stages["ttfb"].count > 0)
+        #expect(result.stages["ttfb"].milliseconds(atPercentile: 50) >= 30)  // the profile's latency, less jitter
+    }
+
+    @Test("repeats are counted, warm-ups are not, and every confidence interval holds its median")
+    func repeatsAndWarmups() async throws {
+        let results = try await Self.run(rows: 80, network: "loopback", strategies: [.threads, .gcd], repeats: 3, warmups: 1)
+        #expect(results.results.count == 6)
+        #expect(results.results.allSatisfy { $0.cell.repetition >= 1 })
+        #expect(Set(results.results.map(\.cell.repetition)) == [1, 2, 3])
+        let aggregates = CellAggregate.of(results.results)
+        #expect(aggregates.map(\.strategy) == ["threads", "gcd"])
+        for cell in aggregates {
+            #expect(cell.runs == 3)
+            for (metric, estimate) in cell.estimates {
+                #expect(estimate.low <= estimate.median && estimate.median <= estimate.high, "\(cell.strategy) \(metric)")
+            }
+        }
+        let csv = try SummaryAggregateCSV().render(results)
+        let rows = CSVTable.parse(csv)
+        #expect(rows.count == 3)
+        #expect(rows[0].contains("latency_p95_ms_median") && rows[0].contains("latency_p95_ms_ci_low")
+                && rows[0].contains("latency_p95_ms_ci_high"))
+    }
+
+    @Test("the bootstrap interval of the median is reproducible and sensible")
+    func bootstrap() {
+        let values = [10.0, 12, 11, 50, 13]
+        let estimate = RepeatStatistics.median(values)
+        #expect(estimate.median == 12)
+        #expect(estimate == RepeatStatistics.median(values))
+        #expect(estimate.low >= 10 && estimate.high <= 50)
+        #expect(estimate.low < 12 && estimate.high > 12)
+        #expect(RepeatStatistics.median([7]) == Estimate(median: 7, low: 7, high: 7, count: 1))
+        #expect(RepeatStatistics.median(of: [1, 2, 3, 4]) == 2.5)
+    }
+
+    @Test("the same seed gives the same trace, requests and bytes; timing is all that may differ")
+    func determinism() async throws {
+        let first = try await Self.run(rows: 120, network: "latency=10ms")
+        let second = try await Self.run(rows: 120, network: "latency=10ms")
+        var settings = RunSettings()
+        settings.rows = 120
+        let viewport = Viewport(rowCount: 120)
+        #expect(ScrollTrace.generate(profile: .fling, viewport: viewport, fps: 60, seed: settings.seed)
+                == ScrollTrace.generate(profile: .fling, viewport: viewport, fps: 60, seed: settings.seed))
+        #expect(Feed(rows: 120, imageCount: 60, seed: 1).imageForRow == Feed(rows: 120, imageCount: 60, seed: 1).imageForRow)
+        let a = ImageCorpus.generate(count: 60, seed: 1), b = ImageCorpus.generate(count: 60, seed: 1)
+        #expect(a.images.map(\.bytes) == b.images.map(\.bytes))
+        // Bytes per URL as downloaded: every completed network load got exactly the corpus bytes.
+        for run in [first, second] {
+            for request in run.results[0].requests where request.source == .network && request.outcome == .displayed {
+                #expect(request.bytes == a[request.imageID].bytes.count)
+            }
+        }
+        // Which rows became visible, in which order and frame, follows from the trace alone,
+        // unless a frame was dropped (then the rows on screen only in it were never seen).
+        let one = first.results[0], two = second.results[0]
+        func sequence(_ result: RunResult) -> [[Int]] { result.requests.map { [$0.row, $0.imageID, $0.visibleFrame] } }
+        if one.summary.droppedFrames == 0 && two.summary.droppedFrames == 0 {
+            #expect(sequence(one) == sequence(two))
+            #expect(Set(one.requests.map(\.row)) == Set(0..<120))
+        }
+        // Whatever was seen, each row showed the image the feed assigns it.
+        for request in one.requests + two.requests { #expect(request.imageID == Feed(rows: 120, imageCount: 60, seed: 1).imageForRow[request.row]) }
+    }
+
+    @Test("summary.json validates against the committed JSON Schema, and a damaged one does not")
+    func schema() async throws {
+        let results = try await Self.run(rows: 60, network: "loopback", repeats: 2)
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Reports.write(results, to: directory)
+        let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("schemas/summary.schema.json")
+        let script = """
+        import json, sys, jsonschema
+        schema = json.load(open(sys.argv[1]))
+        document = json.load(open(sys.argv[2]))
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validator = jsonschema.Draft202012Validator(schema)
+        damaged = json.loads(json.dumps(document))
+        del damaged["environment"]
+        damaged["runs"][0]["latency_p95_ms"] = "fast"
+        print(json.dumps({"errors": [e.message for e in validator.iter_errors(document)],
+                          "damaged_errors": len(list(validator.iter_errors(damaged)))}))
+        """
+        let output = try runPython(script, arguments: [schema.path, directory.appendingPathComponent("summary.json").path])
+        let parsed = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
+        #expect((parsed["errors"] as! [String]) == [])
+        #expect(parsed["damaged_errors"] as? Int == 2)
+    }
+}
