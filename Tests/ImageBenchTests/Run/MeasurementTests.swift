@@ -22,7 +22,7 @@ struct MeasurementTests {
         let result = try #require(results.results.first)
         let frame = 1_000_000_000 / Double(results.plan.settings.fps)
         let loads = result.requests.filter { $0.source == .network && $0.outcome == .displayed }
-        #expect(loads.count > 20)
+        #expect(loads.count > 5)
         for request in loads {
             let stages = try #require(request.stages)
             let difference = abs(Double(stages.total) - Double(request.latency!))
@@ -92,7 +92,8 @@ struct MeasurementTests {
             #expect(Set(one.requests.map(\.row)) == Set(0..<120))
         }
         // Whatever was seen, each row showed the image the feed assigns it.
-        for request in one.requests + two.requests { #expect(request.imageID == Feed(rows: 120, imageCount: 60, seed: 1).imageForRow[request.row]) }
+        let feed = Feed(rows: 120, imageCount: 60, seed: 1)
+        for request in one.requests + two.requests { #expect(request.imageID == feed.imageForRow[request.row]) }
     }
 
     @Test("summary.json validates against the committed JSON Schema, and a damaged one does not")
