@@ -45,4 +45,15 @@ public struct RequestRecord: Sendable, Codable {
     public var cancel: CancelKind = .none
     public var errorClass: String?
     public var errorMessage: String?
+
+    public init(id: Int, row: Int, imageID: Int, url: String, visibleFrame: Int, requestedAt: UInt64,
+                source: RequestSource) {
+        self.id = id
+        self.row = row
+        self.imageID = imageID
+        self.url = url
+        self.visibleFrame = visibleFrame
+        self.requestedAt = requestedAt
+        self.source = source
+    }
 }

@@ -16,6 +16,11 @@ public struct StageTimes: Sendable, Equatable, Codable {
     /// Worker finished until the main loop took the result.
     public var delivery: UInt64 = 0
 
+    public init(queueWait: UInt64 = 0, diskRead: UInt64 = 0) {
+        self.queueWait = queueWait
+        self.diskRead = diskRead
+    }
+
     public var total: UInt64 { queueWait + diskRead + timeToFirstByte + transfer + decode + filter + delivery }
 }
 

@@ -1,0 +1,73 @@
+import Benchmark
+import ImageBench
+
+/// What imgbench's own instrumentation costs per event, and what the pipeline's decode and filter
+/// cost per image, on fixed inputs.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .cpuTotal, .mallocCountTotal],
+                                           maxDuration: .seconds(3), maxIterations: 1_000_000)
+
+    Benchmark("Recorder: one latency into an HdrHistogram",
+              configuration: .init(scalingFactor: .kilo)) { benchmark in
+        var histogram = LatencyHistogram()
+        for index in benchmark.scaledIterations {
+            histogram.record(nanoseconds: UInt64(index % 5_000) &* 10_007)
+        }
+        blackHole(histogram.count)
+    }
+
+    // Everything the pipeline and main loop record for one network load: eight clock reads, a
+    // load's stage times into seven histograms, its display latency, and its request record.
+    Benchmark("Recorder: one request's instrumentation",
+              configuration: .init(scalingFactor: .kilo)) { benchmark in
+        var stages = StageHistograms()
+        var latency = LatencyHistogram()
+        var records: [RequestRecord] = []
+        records.reserveCapacity(benchmark.scaledIterations.count)
+        for index in benchmark.scaledIterations {
+            var clock: UInt64 = 0
+            for _ in 0..<8 { clock &+= MonotonicClock.now() }
+            var times = StageTimes()
+            times.queueWait = clock % 1_000_000
+            times.timeToFirstByte = 30_000_000
+            times.transfer = 2_000_000
+            times.decode = 1_500_000
+            times.filter = 150_000
+            times.delivery = 5_000_000
+            stages.record(times, fromNetwork: true)
+            latency.record(nanoseconds: 33_333_333)
+            var record = RequestRecord(id: index, row: index, imageID: index % 100, url: "http://127.0.0.1/img/1.jpg",
+                                       visibleFrame: index, requestedAt: clock, source: .network)
+            record.stages = times
+            record.latency = 33_333_333
+            records.append(record)
+        }
+        blackHole(records.count)
+    }
+
+    let photoSize = PixelSize(width: 1200, height: 900)
+    let photo = try! ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: photoSize, seed: 7), size: photoSize, channels: 3, quality: 80)
+    let avatarSize = PixelSize(width: 160, height: 160)
+    let avatarRGB = PhotoSynthesizer.rgb(size: avatarSize, seed: 8)
+    var avatarRGBA = [UInt8]()
+    for pixel in 0..<avatarSize.pixelCount { avatarRGBA += avatarRGB[pixel * 3..<pixel * 3 + 3] + [255] }
+    let avatar = try! ImageEncoder.png(avatarRGBA, size: avatarSize, layout: .rgba)
+    let cell = PixelSize(width: 240, height: 240)
+
+    for (name, bytes) in [("JPEG 1200×900 photo", photo), ("PNG 160×160 RGBA avatar", avatar)] {
+        Benchmark("Decode + downsample + sepia: \(name)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                var image = Downsampler.aspectFill(try! ImageDecoder().decode(bytes, targetSize: cell, limits: DecodeLimits()),
+                                                   to: cell)
+                ImageFilter.sepia.apply(to: &image)
+                blackHole(image.pixels.count)
+            }
+        }
+    }
+
+    Benchmark("Decode at full size, no DCT scaling: JPEG 1200×900 photo") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try! ImageDecoder().decode(photo, targetSize: nil, limits: DecodeLimits()).pixels.count)
+        }
+    }
+}
