@@ -54,7 +54,7 @@ public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
 /// How a load ended.
 public enum LoadOutcome: Sendable {
     case image(DecodedImage)
-    /// Cancelled while running, in the stage named.
+    /// Cancelled while running; it stopped at the next check.
     case cancelled
     case failed(LoadFailure)
 }
