@@ -8,6 +8,6 @@ struct Imgbench: ParsableCommand {
         commandName: "imgbench",
         abstract: "Benchmark image pipelines under a simulated scrolling feed.",
         version: ImageBenchVersion.current,
-        subcommands: [RunCommand.self, CompareCommand.self],
+        subcommands: [RunCommand.self, CompareCommand.self, GateCommand.self],
         defaultSubcommand: RunCommand.self)
 }

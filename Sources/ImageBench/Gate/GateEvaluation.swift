@@ -1,0 +1,154 @@
+import Foundation
+
+/// The gate's decision for one threshold in one strategy × concurrency cell.
+public struct GateCheck: Sendable {
+    public enum Status: String, Sendable {
+        /// Within the threshold.
+        case pass
+        /// Beyond the threshold, but the repeats do not show a real difference: runner noise.
+        case noise
+        /// Beyond the threshold and (with enough repeats) significantly different.
+        case regression
+    }
+
+    public let cell: String
+    public let threshold: Threshold
+    public let baselineMedian: Double?
+    public let currentMedian: Double
+    public let baselineRuns: Int
+    public let currentRuns: Int
+    /// Mann–Whitney two-sided p-value; nil when either side has too few repeats to test.
+    public let pValue: Double?
+    public let cliffsDelta: Double?
+    public let status: Status
+
+    public var relativeChange: Double? {
+        guard let baselineMedian, baselineMedian != 0 else { return nil }
+        return (currentMedian - baselineMedian) / abs(baselineMedian)
+    }
+}
+
+/// `imgbench gate`: each threshold checked in each cell the two result sets share. A metric
+/// regresses only when its median change exceeds the threshold AND, with at least
+/// `minimumRepeats` runs on each side, a Mann–Whitney U test finds the two sets of repeats
+/// different at `alpha`. With fewer repeats no test is possible and the threshold alone decides.
+public struct GateEvaluation: Sendable {
+    public static let minimumRepeats = 3
+
+    public let checks: [GateCheck]
+    public let alpha: Double
+    /// Cells present in only one of the two result sets (not gated).
+    public let unmatched: [String]
+
+    public var regressed: Bool { checks.contains { $0.status == .regression } }
+
+    public init(baseline: ResultsDirectory, current: ResultsDirectory, thresholds: [Threshold], alpha: Double = 0.05) {
+        self.alpha = alpha
+        let baselineCells = Dictionary(baseline.cells.map { ($0.key, $0.runs) }, uniquingKeysWith: { a, _ in a })
+        var checks: [GateCheck] = []
+        for (cell, runs) in current.cells {
+            let baseRuns = baselineCells[cell]
+            for threshold in thresholds {
+                let now = runs.compactMap { $0[threshold.metric].flatMap(Double.init) }
+                guard !now.isEmpty else { continue }
+                let before = baseRuns?.compactMap { $0[threshold.metric].flatMap(Double.init) } ?? []
+                if case .limit = threshold.rule {} else if before.isEmpty { continue }
+                let currentMedian = RepeatStatistics.median(of: now)
+                let baselineMedian = before.isEmpty ? nil : RepeatStatistics.median(of: before)
+                let exceeded = threshold.exceeded(baseline: baselineMedian, current: currentMedian)
+                var test: MannWhitney.Result?
+                if before.count >= Self.minimumRepeats && now.count >= Self.minimumRepeats {
+                    test = MannWhitney.test(now, before)
+                }
+                let status: GateCheck.Status
+                if !exceeded {
+                    status = .pass
+                } else if case .limit = threshold.rule {
+                    status = .regression
+                } else if let test {
+                    status = test.pValue < alpha ? .regression : .noise
+                } else {
+                    status = .regression
+                }
+                checks.append(GateCheck(cell: cell, threshold: threshold, baselineMedian: baselineMedian,
+                                        currentMedian: currentMedian, baselineRuns: before.count, currentRuns: now.count,
+                                        pValue: test?.pValue, cliffsDelta: test?.cliffsDelta, status: status))
+            }
+        }
+        self.checks = checks
+        unmatched = Set(baseline.cells.map(\.key)).symmetricDifference(current.cells.map(\.key)).sorted()
+    }
+
+    // MARK: - output
+
+    var rows: [[String]] {
+        checks.map { check in
+            [check.cell, check.threshold.description, check.baselineMedian.map(Self.number) ?? "–", Self.number(check.currentMedian),
+             check.relativeChange.map { String(format: "%+.1f%%", $0 * 100) } ?? "–",
+             check.pValue.map { String(format: "%.3f", $0) } ?? "n/a (< \(Self.minimumRepeats) runs)",
+             check.cliffsDelta.map { String(format: "%+.2f", $0) } ?? "–", check.status.rawValue.uppercased()]
+        }
+    }
+
+    static let header = ["cell", "threshold", "baseline", "current", "change", "p (Mann–Whitney)", "Cliff's δ", "verdict"]
+
+    public var verdictLine: String {
+        let regressions = checks.filter { $0.status == .regression }
+        if regressions.isEmpty {
+            return "PASS: \(checks.count) checks, no regression" + (checks.contains { $0.status == .noise }
+                ? " (changes beyond a threshold but within noise are marked NOISE)" : "")
+        }
+        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell)" }.joined(separator: ", ")
+    }
+
+    /// The verdict table for a terminal.
+    public var text: String {
+        let all = [Self.header] + rows
+        let widths = Self.header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let lines = all.map { fields in
+            fields.enumerated().map { index, field in field.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+        }
+        return (lines + ["", verdictLine]).joined(separator: "\n")
+    }
+
+    /// `gate.md`: a Markdown table ready for a pull-request comment.
+    public var markdown: String {
+        let table = ([Self.header, Self.header.map { _ in "---" }] + rows).map { "| " + $0.joined(separator: " | ") + " |" }
+        return """
+        ## imgbench gate: \(regressed ? "regression" : "pass")
+
+        \(table.joined(separator: "\n"))
+
+        \(verdictLine). A check fails when the median change exceeds its threshold and, with at least \
+        \(Self.minimumRepeats) runs on each side, a two-sided Mann–Whitney U test finds the repeats different at α = \(alpha).
+
+        """
+    }
+
+    /// `gate.json`: the verdict and every check, for tools.
+    public func json() throws -> String {
+        let document: [String: Any] = [
+            "verdict": regressed ? "regression" : "pass",
+            "alpha": alpha,
+            "minimum_repeats_for_test": Self.minimumRepeats,
+            "test": "Mann-Whitney U, two-sided (exact without ties, normal approximation with tie correction otherwise)",
+            "unmatched_cells": unmatched,
+            "checks": checks.map { check in
+                [
+                    "cell": check.cell, "metric": check.threshold.metric, "threshold": check.threshold.description,
+                    "baseline_median": check.baselineMedian ?? NSNull(), "current_median": check.currentMedian,
+                    "relative_change": check.relativeChange ?? NSNull(), "baseline_runs": check.baselineRuns,
+                    "current_runs": check.currentRuns, "p_value": check.pValue ?? NSNull(),
+                    "cliffs_delta": check.cliffsDelta ?? NSNull(), "status": check.status.rawValue,
+                ] as [String: Any]
+            },
+        ]
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3f", value)
+    }
+}

@@ -1,0 +1,104 @@
+/// Which way a metric gets worse.
+public enum MetricDirection: Sendable, Equatable {
+    case lowerIsBetter, higherIsBetter
+}
+
+/// A rule for one metric in `imgbench gate`:
+/// - `latency_p95_ms < 250`: an absolute limit on the current value (also `<=`, `>`, `>=`);
+/// - `latency_p95_ms +10%`: the current value may be at most 10% worse than the baseline;
+/// - `memory_hit_rate -0.02`: at most 0.02 worse, in the metric's own unit.
+/// "Worse" follows the metric's direction (higher latency, lower hit rate), whatever the sign.
+public struct Threshold: Sendable, Equatable, CustomStringConvertible {
+    public enum Rule: Sendable, Equatable {
+        case limit(comparison: String, value: Double)
+        case relative(fraction: Double)
+        case absolute(change: Double)
+    }
+
+    public struct ParseError: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    public let metric: String
+    public let rule: Rule
+    public let direction: MetricDirection
+    public let description: String
+
+    /// The metrics a threshold can name, and which way each gets worse.
+    public static let directions: [String: MetricDirection] = {
+        var table: [String: MetricDirection] = [:]
+        for name in ["latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
+                     "never_displayed", "placeholder_ratio", "hitch_ms_per_s", "main_busy_ms_per_s", "dropped_frames",
+                     "errors", "bytes_downloaded", "bytes_wasted", "wasted_completions", "network_fetches",
+                     "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s", "disk_discarded", "memory_evictions"] {
+            table[name] = .lowerIsBetter
+        }
+        for name in ["memory_hit_rate", "disk_hit_rate", "displayed", "images_per_s", "bytes_per_s", "bytes_saved",
+                     "decode_ms_saved", "achieved_concurrency_mean", "rows_visited"] {
+            table[name] = .higherIsBetter
+        }
+        return table
+    }()
+
+    public init(parsing text: String) throws(ParseError) {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let valid = Self.directions.keys.sorted().joined(separator: ", ")
+        guard let name = parts.first else { throw ParseError(description: "empty threshold") }
+        guard let direction = Self.directions[name] else {
+            throw ParseError(description: "unknown metric '\(name)' in threshold '\(text)' (valid: \(valid))")
+        }
+        metric = name
+        self.direction = direction
+        description = parts.joined(separator: " ")
+        switch parts.count {
+        case 3 where ["<", "<=", ">", ">="].contains(parts[1]):
+            guard let value = Double(parts[2]) else {
+                throw ParseError(description: "threshold '\(text)': '\(parts[2])' is not a number")
+            }
+            rule = .limit(comparison: parts[1], value: value)
+        case 2:
+            let change = parts[1]
+            guard change.hasPrefix("+") || change.hasPrefix("-") else {
+                throw ParseError(description: "threshold '\(text)': expected a change like +10% or -0.02, or a limit like < 250")
+            }
+            if change.hasSuffix("%") {
+                guard let percent = Double(change.dropFirst().dropLast()), percent >= 0 else {
+                    throw ParseError(description: "threshold '\(text)': '\(change)' is not a percentage")
+                }
+                rule = .relative(fraction: percent / 100)
+            } else {
+                guard let amount = Double(change.dropFirst()), amount >= 0 else {
+                    throw ParseError(description: "threshold '\(text)': '\(change)' is not a number")
+                }
+                rule = .absolute(change: amount)
+            }
+        default:
+            throw ParseError(description: "threshold '\(text)': write 'metric < 250', 'metric +10%' or 'metric -0.02'")
+        }
+    }
+
+    /// How much worse `current` is than `baseline` in this metric's direction (negative: better).
+    public func worsening(baseline: Double, current: Double) -> Double {
+        direction == .lowerIsBetter ? current - baseline : baseline - current
+    }
+
+    /// Whether the medians break the rule.
+    public func exceeded(baseline: Double?, current: Double) -> Bool {
+        switch rule {
+        case .limit(let comparison, let value):
+            switch comparison {
+            case "<": return !(current < value)
+            case "<=": return !(current <= value)
+            case ">": return !(current > value)
+            default: return !(current >= value)
+            }
+        case .relative(let fraction):
+            guard let baseline else { return false }
+            let worse = worsening(baseline: baseline, current: current)
+            return baseline == 0 ? worse > 0 : worse / abs(baseline) > fraction
+        case .absolute(let change):
+            guard let baseline else { return false }
+            return worsening(baseline: baseline, current: current) > change
+        }
+    }
+}
