@@ -106,6 +106,4 @@ enum CurlGlobal {
     }()
 
     static func initialize() { _ = initialized }
-
-    static var version: String { String(cString: curl_version()) }
 }
