@@ -74,6 +74,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-bytes"), help: "Refuse bodies larger than this many bytes.")
     var maxBytes = FetchLimits().maxBytes
 
+    @Option(help: "Testing aid: slow a stage on purpose, e.g. 'latency=+20%' or 'decode=+3ms' (latency, decode, filter).")
+    var inject: String?
+
     @Option(help: "Results directory (default: imgbench-results/<timestamp>).")
     var out: String?
 
@@ -123,6 +126,13 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--network: \(error)")
         }
         settings.coalesce = coalesce
+        if let inject {
+            do {
+                settings.injection = try FaultInjection(parsing: inject)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
         settings.diskRead = try Self.parse(diskRead, as: DiskReadMode.self, flag: "--disk-read")
         if let diskCache {
             guard !diskCache.isEmpty else { throw ValidationError("--disk-cache needs a directory") }

@@ -104,18 +104,21 @@ public struct ImagePipeline: Sendable {
     /// The cell's image size in pixels: 80 × 80 pt at 3x by default.
     public let targetSize: PixelSize
     public let decodeLimits: DecodeLimits
+    /// Injected slowdowns (a testing aid; none by default).
+    public let injection: FaultInjection
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
 
     public init(decoder: any ImageDecoding = ImageDecoder(), filter: ImageFilter, memoryCache: any ImageCaching,
                 diskCache: DiskCache? = nil, targetSize: PixelSize = ImagePipeline.defaultTargetSize,
-                decodeLimits: DecodeLimits = DecodeLimits()) {
+                decodeLimits: DecodeLimits = DecodeLimits(), injection: FaultInjection = .none) {
         self.decoder = decoder
         self.filter = filter
         self.memoryCache = memoryCache
         self.diskCache = diskCache
         self.targetSize = targetSize
         self.decodeLimits = decodeLimits
+        self.injection = injection
     }
 
     /// A finished load, and the bytes to store on disk once the result is on its way.
@@ -222,6 +225,7 @@ public struct ImagePipeline: Sendable {
             // The naive path filters the full-size bitmap and scales afterwards, as the tutorials'
             // beautify step does; the pipeline scales first.
             image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)
+            FaultInjection.stall(injection.decodeMilliseconds)
         } catch {
             stages.decode = MonotonicClock.now() - fetchEnd
             return finish(.failed(.decode(error)), bytes: bytes)
@@ -231,6 +235,7 @@ public struct ImagePipeline: Sendable {
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes, pixels: image.sourceSize.pixelCount) }
 
         filter.apply(to: &image)
+        FaultInjection.stall(injection.filterMilliseconds)
         if fullSize { image = Downsampler.aspectFill(image, to: targetSize) }
         memoryCache.insert(image, for: request.cacheKey)
         stages.filter = MonotonicClock.now() - decoded

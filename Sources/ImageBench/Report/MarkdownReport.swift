@@ -15,6 +15,7 @@ public struct MarkdownReport: ReportWriter {
         network \(settings.network), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_048_576) MB, \
         disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_048_576) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).
+        \(settings.injection == .none ? "" : "**Injected slowdown (a testing aid, not a real measurement): `\(settings.injection)`.**\n")
         Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, served by the embedded server.
 
         \(ComparisonTable(results.results).markdown)

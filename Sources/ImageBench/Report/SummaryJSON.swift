@@ -44,6 +44,7 @@ public struct SummaryJSON: ReportWriter {
                 "coalesce": settings.coalesce, "memory_cache_bytes": settings.memoryCacheBytes,
                 "disk_cache": settings.diskCacheDirectory ?? NSNull(), "disk_cache_bytes": settings.diskCacheBytes,
                 "disk_read": settings.diskRead.rawValue, "prefetch": settings.prefetch,
+                "inject": settings.injection.description,
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
                 "repeat": results.plan.repeats, "warmup": results.plan.warmups, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,

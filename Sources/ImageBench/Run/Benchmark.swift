@@ -67,10 +67,14 @@ public enum Benchmark {
         let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed) { done in
             observer?.corpusProgress(done: done, total: imageCount)
         }
-        let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.network, seed: settings.seed)
+        let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
+                                     seed: settings.seed)
         defer { server.shutdown() }
         observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(server.baseURL), network \(settings.network)")
         let workload = makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL)
+        if settings.injection != .none {
+            observer?.preparing("INJECTED SLOWDOWN (testing aid): \(settings.injection)")
+        }
         observer?.preparing(String(format: "scroll trace '%@': %.1f s, %d frames at %d fps", settings.scroll.rawValue,
                                    workload.trace.duration, workload.trace.frames.count, settings.fps))
 

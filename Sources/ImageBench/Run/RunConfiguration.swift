@@ -39,6 +39,8 @@ public struct RunSettings: Sendable, Equatable {
     public var transport = TransportKind.blocking
     public var fetchLimits = FetchLimits()
     public var decodeLimits = DecodeLimits()
+    /// A testing aid: slow a stage down on purpose (`--inject`).
+    public var injection = FaultInjection.none
     /// How long the run goes on after the trace ends, for the last screen's images to arrive.
     public var settleSeconds = 3.0
     /// Distinct images in the feed; nil picks `Feed.defaultImageCount(rows:)`.

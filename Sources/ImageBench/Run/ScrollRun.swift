@@ -91,7 +91,7 @@ public final class ScrollRun {
         scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: self.transport)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
         pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,
-                                 decodeLimits: settings.decodeLimits)
+                                 decodeLimits: settings.decodeLimits, injection: settings.injection)
         gauge = ConcurrencyGauge()
         visited = Array(repeating: false, count: workload.feed.rowCount)
     }

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A testing aid (`--inject`): slows one part of the system down on purpose, so that a gate can be
+/// shown to catch a regression of known size. Never part of a real measurement.
+///
+/// Spec: comma-separated `latency=+20%` or `latency=+30ms` (the server's time to first byte, on
+/// top of the network profile), `decode=+3ms` and `filter=+2ms` (added to every image's stage, as
+/// a blocking wait on the worker, which is what slower code would cost it).
+public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
+    public var latencyFactor = 1.0
+    public var latencyMilliseconds = 0.0
+    public var decodeMilliseconds = 0.0
+    public var filterMilliseconds = 0.0
+    public let description: String
+
+    public struct ParseError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static let none = FaultInjection()
+
+    private init() { description = "none" }
+
+    public init(parsing text: String) throws(ParseError) {
+        description = text
+        for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2, pair[1].hasPrefix("+") else {
+                throw ParseError(description: "--inject '\(part)': write stage=+N% or stage=+Nms (stages: latency, decode, filter)")
+            }
+            let amount = String(pair[1].dropFirst())
+            if amount.hasSuffix("%") {
+                guard pair[0] == "latency", let percent = Double(amount.dropLast()), percent >= 0 else {
+                    throw ParseError(description: "--inject '\(part)': a percentage applies to latency only, e.g. latency=+20%")
+                }
+                latencyFactor = 1 + percent / 100
+                continue
+            }
+            guard amount.hasSuffix("ms"), let milliseconds = Double(amount.dropLast(2)), milliseconds >= 0 else {
+                throw ParseError(description: "--inject '\(part)': '\(pair[1])' is not +N% or +Nms")
+            }
+            switch pair[0] {
+            case "latency": latencyMilliseconds = milliseconds
+            case "decode": decodeMilliseconds = milliseconds
+            case "filter": filterMilliseconds = milliseconds
+            default: throw ParseError(description: "--inject '\(part)': unknown stage '\(pair[0])' (latency, decode, filter)")
+            }
+        }
+    }
+
+    /// The network profile with the injected latency.
+    public func applied(to profile: NetworkProfile) -> NetworkProfile {
+        var shaped = profile
+        shaped.latencyMilliseconds = profile.latencyMilliseconds * latencyFactor + latencyMilliseconds
+        shaped.jitterMilliseconds = profile.jitterMilliseconds * latencyFactor
+        return shaped
+    }
+
+    static func stall(_ milliseconds: Double) {
+        guard milliseconds > 0 else { return }
+        Thread.sleep(forTimeInterval: milliseconds / 1000)
+    }
+}
