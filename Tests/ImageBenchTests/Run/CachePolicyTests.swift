@@ -189,7 +189,8 @@ struct KilledProcessTests {
         func written() -> Int {
             let runs = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(".run-") }
             return runs.reduce(0) { total, run in
-                total + (((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(run).path)) ?? []).count)
+                total + (((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(run).path)) ?? [])
+                    .filter(DiskCache.isEntryName).count)
             }
         }
         var waited = 0
