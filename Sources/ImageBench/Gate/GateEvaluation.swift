@@ -83,7 +83,7 @@ public struct GateEvaluation: Sendable {
 
     var rows: [[String]] {
         checks.map { check in
-            [check.cell, check.threshold.description, check.baselineMedian.map(Self.number) ?? "–", Self.number(check.currentMedian),
+            [check.cell, check.threshold.description, check.baselineMedian.map(ResultsComparison.format) ?? "–", ResultsComparison.format(check.currentMedian),
              check.relativeChange.map { String(format: "%+.1f%%", $0 * 100) } ?? "–",
              check.pValue.map { String(format: "%.3f", $0) } ?? "n/a (< \(Self.minimumRepeats) runs)",
              check.cliffsDelta.map { String(format: "%+.2f", $0) } ?? "–", check.status.rawValue.uppercased()]
@@ -146,9 +146,5 @@ public struct GateEvaluation: Sendable {
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"
-    }
-
-    static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3f", value)
     }
 }
