@@ -8,16 +8,49 @@ struct GateCommand: ParsableCommand {
         commandName: "gate",
         abstract: "Fail (exit 1) when a metric regresses beyond its threshold and beyond run-to-run noise.",
         discussion: """
+        What is compared: with --current DIR, that results directory against the baseline; by default, a fresh \
+        run of the configuration the baseline recorded; with --ab, that configuration run by two sides (binaries \
+        or extra arguments) interleaved A B A B in this job, and the baseline's own numbers are not used.
+
         Thresholds: 'latency_p95_ms < 250' (absolute limit), 'latency_p95_ms +10%' (may get 10% worse), \
         'memory_hit_rate -0.02' (may get 0.02 worse). A check fails when the median change exceeds its threshold \
         and, with at least 3 runs on each side, a two-sided Mann-Whitney U test finds the repeats different.
+
+        Exit codes: 0 pass, 1 regression, 2 could not run, 64 usage error.
         """)
 
-    @Option(help: "The baseline results directory.")
+    @Option(help: "The baseline results directory (e.g. Reports/baseline).")
     var baseline: String
 
-    @Option(help: "The results directory to check (a fresh run from the baseline's configuration is not yet supported).")
-    var current: String
+    @Option(help: "A results directory to check instead of running the baseline's configuration again.")
+    var current: String?
+
+    @Flag(help: "Run baseline (A) and candidate (B) interleaved in this job, A B A B …, and compare them.")
+    var ab = false
+
+    @Option(help: "A/B rounds per side (default: the baseline's repeat count, at least 3).")
+    var rounds: Int?
+
+    @Option(name: .customLong("baseline-binary"), help: "With --ab: the imgbench executable for side A (default: this one).")
+    var baselineBinary: String?
+
+    @Option(name: .customLong("candidate-binary"), help: "The imgbench executable for the fresh run or side B (default: this one).")
+    var candidateBinary: String?
+
+    @Option(name: .customLong("baseline-args"), help: "With --ab: run arguments added for side A, e.g. \"--concurrency 8\".")
+    var baselineArgs: String?
+
+    @Option(name: .customLong("candidate-args"), help: "Run arguments added for the fresh run or side B, e.g. \"--source URL\".")
+    var candidateArgs: String?
+
+    @Option(help: "Testing aid: slow the candidate on purpose, as imgbench run --inject does (e.g. 'latency=+25%').")
+    var inject: String?
+
+    @Flag(help: "Run the failing cells once more; fail only if they regress again.")
+    var confirm = false
+
+    @Flag(name: .customLong("update-baseline"), help: "Run the baseline's recorded configuration again and replace its results.")
+    var updateBaseline = false
 
     @Option(name: .customLong("threshold"), help: "A threshold; repeat the flag for several.")
     var thresholds: [String] = []
@@ -28,40 +61,126 @@ struct GateCommand: ParsableCommand {
     @Option(help: "Significance level of the Mann-Whitney test.")
     var alpha = 0.05
 
-    @Option(help: "Where to write gate.md and gate.json (default: the current results directory).")
+    @Option(help: "Where to write gate.md, gate.json and fresh runs (default: --current, else imgbench-results/gate-<timestamp>).")
     var out: String?
 
     func validate() throws {
+        if updateBaseline {
+            let others = [("--current", current != nil), ("--ab", ab), ("--confirm", confirm), ("--inject", inject != nil),
+                          ("--threshold", !thresholds.isEmpty), ("--thresholds", thresholdsFile != nil)]
+            if let (flag, _) = others.first(where: \.1) { throw ValidationError("--update-baseline cannot be combined with \(flag)") }
+            return
+        }
         _ = try parsedThresholds()
         guard alpha > 0 && alpha < 1 else { throw ValidationError("--alpha must be between 0 and 1 (got \(alpha))") }
+        if current != nil {
+            let fresh = [("--ab", ab), ("--confirm", confirm), ("--inject", inject != nil), ("--candidate-binary", candidateBinary != nil),
+                         ("--candidate-args", candidateArgs != nil), ("--rounds", rounds != nil)]
+            if let (flag, _) = fresh.first(where: \.1) { throw ValidationError("\(flag) needs a fresh run: drop --current") }
+        }
+        if !ab {
+            let abOnly = [("--rounds", rounds != nil), ("--baseline-binary", baselineBinary != nil), ("--baseline-args", baselineArgs != nil)]
+            if let (flag, _) = abOnly.first(where: \.1) { throw ValidationError("\(flag) needs --ab") }
+        }
+        if let rounds, rounds < 1 { throw ValidationError("--rounds must be at least 1 (got \(rounds))") }
+        _ = try sides()
     }
 
     func run() throws {
+        let announce: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("imgbench gate: \($0)\n".utf8)) }
+        if updateBaseline { return try refreshBaseline(announce: announce) }
         let rules = try parsedThresholds()
-        let base: ResultsDirectory, now: ResultsDirectory
+        let (a, b) = try sides()
+        let workspace = URL(fileURLWithPath: out ?? current ?? "imgbench-results/gate-\(Timestamp.now())")
+        var evaluation: GateEvaluation
         do {
-            base = try ResultsDirectory(path: baseline)
-            now = try ResultsDirectory(path: current)
+            if let current {
+                evaluation = GateEvaluation(baseline: try ResultsDirectory(path: baseline),
+                                            current: try ResultsDirectory(path: current), thresholds: rules, alpha: alpha)
+            } else {
+                let runner = GateRunner(configuration: try RecordedConfiguration(directory: baseline), workspace: workspace,
+                                        announce: announce)
+                if ab {
+                    let rounds = self.rounds ?? max(GateEvaluation.minimumRepeats, runner.configuration.repeats)
+                    let first = try runner.interleave(a: a, b: b, rounds: rounds)
+                    evaluation = GateEvaluation(baseline: first.a, current: first.b, thresholds: rules, alpha: alpha)
+                    if confirm && evaluation.regressed {
+                        let again = try runner.interleave(a: a, b: b, rounds: rounds, prefix: "confirm", cells: evaluation.regressedCells)
+                        evaluation = evaluation.confirmed(by: GateEvaluation(baseline: again.a, current: again.b, thresholds: rules, alpha: alpha))
+                    }
+                } else {
+                    let base = try ResultsDirectory(path: baseline)
+                    evaluation = GateEvaluation(baseline: base, current: try runner.run(b, name: "current"), thresholds: rules, alpha: alpha)
+                    if confirm && evaluation.regressed {
+                        let again = try runner.run(b, name: "confirm", cells: evaluation.regressedCells)
+                        evaluation = evaluation.confirmed(by: GateEvaluation(baseline: base, current: again, thresholds: rules, alpha: alpha))
+                    }
+                }
+            }
         } catch {
-            FileHandle.standardError.write(Data("imgbench gate: \(error.description)\n".utf8))
+            FileHandle.standardError.write(Data("imgbench gate: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let evaluation = GateEvaluation(baseline: base, current: now, thresholds: rules, alpha: alpha)
         guard !evaluation.checks.isEmpty else {
-            FileHandle.standardError.write(Data("imgbench gate: no threshold applies to a strategy × concurrency cell both directories have\n".utf8))
+            FileHandle.standardError.write(Data("imgbench gate: no threshold applies to a strategy × concurrency cell both sides have\n".utf8))
             throw ExitCode(2)
         }
         print(evaluation.text)
-        let directory = URL(fileURLWithPath: out ?? current)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try evaluation.markdown.write(to: directory.appendingPathComponent("gate.md"), atomically: true, encoding: .utf8)
-            try evaluation.json().write(to: directory.appendingPathComponent("gate.json"), atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+            try evaluation.markdown.write(to: workspace.appendingPathComponent("gate.md"), atomically: true, encoding: .utf8)
+            try evaluation.json().write(to: workspace.appendingPathComponent("gate.json"), atomically: true, encoding: .utf8)
         } catch {
-            FileHandle.standardError.write(Data("imgbench gate: cannot write gate.md/gate.json to \(directory.path): \(error.localizedDescription)\n".utf8))
+            FileHandle.standardError.write(Data("imgbench gate: cannot write gate.md/gate.json to \(workspace.path): \(error.localizedDescription)\n".utf8))
             throw ExitCode(2)
         }
+        print("\nGate report: \(workspace.path)/gate.md, gate.json")
         if evaluation.regressed { throw ExitCode(1) }
+    }
+
+    /// `--update-baseline`: the recorded configuration run again, its reports replacing the
+    /// baseline's (other files there, such as a README, are kept).
+    private func refreshBaseline(announce: @escaping @Sendable (String) -> Void) throws {
+        let directory = URL(fileURLWithPath: baseline)
+        let staging = ".imgbench-update"
+        do {
+            let configuration = try RecordedConfiguration(directory: baseline)
+            let runner = GateRunner(configuration: configuration, workspace: directory, announce: announce)
+            let fresh = try runner.run(GateRunner.Side(), name: staging)
+            for name in Reports.all.map(\.fileName) {
+                let target = directory.appendingPathComponent(name)
+                _ = try? FileManager.default.removeItem(at: target)
+                try FileManager.default.moveItem(at: URL(fileURLWithPath: fresh.path).appendingPathComponent(name), to: target)
+            }
+            try FileManager.default.removeItem(at: directory.appendingPathComponent(staging))
+            print("Baseline updated: \(baseline) (\(fresh.runs.count) runs of imgbench run \(configuration.arguments.joined(separator: " ")))")
+        } catch {
+            FileHandle.standardError.write(Data("imgbench gate: cannot update the baseline \(baseline): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    /// Side A (the baseline's, in A/B mode) and side B (the candidate: the fresh run or side B).
+    private func sides() throws -> (a: GateRunner.Side, b: GateRunner.Side) {
+        func process(_ path: String?, flag: String) throws -> ImgbenchProcess {
+            guard let path else { return .current }
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw ValidationError("\(flag): \(path) is not an executable file")
+            }
+            return ImgbenchProcess(executable: URL(fileURLWithPath: path).standardizedFileURL.path)
+        }
+        var candidateExtra = try ShellWords.split(candidateArgs ?? "", flag: "--candidate-args")
+        if let inject {
+            do {
+                _ = try FaultInjection(parsing: inject)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            candidateExtra += ["--inject", inject]
+        }
+        return (GateRunner.Side(process: try process(baselineBinary, flag: "--baseline-binary"),
+                                extraArguments: try ShellWords.split(baselineArgs ?? "", flag: "--baseline-args")),
+                GateRunner.Side(process: try process(candidateBinary, flag: "--candidate-binary"), extraArguments: candidateExtra))
     }
 
     private func parsedThresholds() throws -> [Threshold] {
@@ -91,5 +210,35 @@ struct GateCommand: ParsableCommand {
             }
         }
         return rules
+    }
+}
+
+/// Splits an argument string the way a POSIX shell would for plain words, 'single' and "double"
+/// quotes and backslash escapes (no expansion), so `--candidate-args "--inject 'latency=+25%'"` works.
+enum ShellWords {
+    static func split(_ text: String, flag: String) throws -> [String] {
+        var words: [String] = []
+        var word = ""
+        var inWord = false
+        var quote: Character?
+        var escaped = false
+        for character in text {
+            if escaped {
+                word.append(character); escaped = false; inWord = true
+            } else if let open = quote {
+                if character == open { quote = nil } else if character == "\\" && open == "\"" { escaped = true } else { word.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character; inWord = true
+            } else if character == "\\" {
+                escaped = true
+            } else if character.isWhitespace {
+                if inWord { words.append(word); word = ""; inWord = false }
+            } else {
+                word.append(character); inWord = true
+            }
+        }
+        guard quote == nil, !escaped else { throw ValidationError("\(flag): unbalanced quote or trailing backslash in '\(text)'") }
+        if inWord { words.append(word) }
+        return words
     }
 }

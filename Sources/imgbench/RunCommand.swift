@@ -89,7 +89,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let plan = try makePlan()
-        let directory = URL(fileURLWithPath: out ?? "imgbench-results/\(Self.timestamp())")
+        let directory = URL(fileURLWithPath: out ?? "imgbench-results/\(Timestamp.now())")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             guard FileManager.default.isWritableFile(atPath: directory.path) else { throw CocoaError(.fileWriteNoPermission) }
@@ -169,8 +169,26 @@ struct RunCommand: ParsableCommand {
                 try Self.parse($0, as: StrategyKind.self, flag: "--strategies")
             }
         }
-        return BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: `repeat`,
-                             warmups: warmup)
+        var plan = BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: `repeat`,
+                                 warmups: warmup)
+        plan.arguments = Self.reproducingArguments(Array(CommandLine.arguments.dropFirst()))
+        return plan
+    }
+
+    /// The arguments of this invocation that decide what is measured: the subcommand name and the
+    /// output options (`--out`, `--quiet`) are left out, so a gate can run them again elsewhere.
+    static func reproducingArguments(_ arguments: [String]) -> [String] {
+        var remaining = arguments.first == configuration.commandName ? Array(arguments.dropFirst()) : arguments
+        var kept: [String] = []
+        while !remaining.isEmpty {
+            let argument = remaining.removeFirst()
+            if argument == "--out" {
+                if !remaining.isEmpty { remaining.removeFirst() }
+            } else if !argument.hasPrefix("--out=") && argument != "--quiet" {
+                kept.append(argument)
+            }
+        }
+        return kept
     }
 
     private static func list(_ text: String, flag: String) throws -> [String] {
@@ -186,12 +204,5 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("\(flag): unknown value '\(text)' (valid: \(valid))")
         }
         return value
-    }
-
-    private static func timestamp() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return formatter.string(from: Date())
     }
 }

@@ -9,9 +9,13 @@ public struct GateCheck: Sendable {
         case noise
         /// Beyond the threshold and (with enough repeats) significantly different.
         case regression
+        /// A regression that a re-run of its cell did not show again (`--confirm`): not failed.
+        case unconfirmed
     }
 
     public let cell: String
+    public let strategy: String
+    public let concurrency: String
     public let threshold: Threshold
     public let baselineMedian: Double?
     public let currentMedian: Double
@@ -20,7 +24,7 @@ public struct GateCheck: Sendable {
     /// Mann–Whitney two-sided p-value; nil when either side has too few repeats to test.
     public let pValue: Double?
     public let cliffsDelta: Double?
-    public let status: Status
+    public var status: Status
 
     public var relativeChange: Double? {
         guard let baselineMedian, baselineMedian != 0 else { return nil }
@@ -35,10 +39,12 @@ public struct GateCheck: Sendable {
 public struct GateEvaluation: Sendable {
     public static let minimumRepeats = 3
 
-    public let checks: [GateCheck]
+    public private(set) var checks: [GateCheck]
     public let alpha: Double
     /// Cells present in only one of the two result sets (not gated).
     public let unmatched: [String]
+    /// Whether failing cells were run again (`--confirm`) and only regressions seen twice count.
+    public private(set) var confirmedByRerun = false
 
     public var regressed: Bool { checks.contains { $0.status == .regression } }
 
@@ -47,6 +53,7 @@ public struct GateEvaluation: Sendable {
         let baselineCells = Dictionary(baseline.cells.map { ($0.key, $0.runs) }, uniquingKeysWith: { a, _ in a })
         var checks: [GateCheck] = []
         for (cell, runs) in current.cells {
+            let strategy = runs[0]["strategy"] ?? "?", concurrency = runs[0]["concurrency"] ?? "?"
             let baseRuns = baselineCells[cell]
             for threshold in thresholds {
                 let now = runs.compactMap { $0[threshold.metric].flatMap(Double.init) }
@@ -70,13 +77,33 @@ public struct GateEvaluation: Sendable {
                 } else {
                     status = .regression
                 }
-                checks.append(GateCheck(cell: cell, threshold: threshold, baselineMedian: baselineMedian,
+                checks.append(GateCheck(cell: cell, strategy: strategy, concurrency: concurrency, threshold: threshold,
+                                        baselineMedian: baselineMedian,
                                         currentMedian: currentMedian, baselineRuns: before.count, currentRuns: now.count,
                                         pValue: test?.pValue, cliffsDelta: test?.cliffsDelta, status: status))
             }
         }
         self.checks = checks
         unmatched = Set(baseline.cells.map(\.key)).symmetricDifference(current.cells.map(\.key)).sorted()
+    }
+
+    /// The cells that regressed, as (strategy, concurrency), for a confirming re-run.
+    public var regressedCells: [(strategy: String, concurrency: String)] {
+        var seen = Set<String>()
+        return checks.filter { $0.status == .regression && seen.insert($0.cell).inserted }.map { ($0.strategy, $0.concurrency) }
+    }
+
+    /// This evaluation after its failing cells were run again: a regression stands only when the
+    /// re-run's evaluation of the same check is a regression too (runner hiccups rarely repeat).
+    public func confirmed(by rerun: GateEvaluation) -> GateEvaluation {
+        var result = self
+        result.confirmedByRerun = true
+        for index in result.checks.indices where result.checks[index].status == .regression {
+            let check = result.checks[index]
+            let again = rerun.checks.first { $0.cell == check.cell && $0.threshold == check.threshold }
+            if again?.status != .regression { result.checks[index].status = .unconfirmed }
+        }
+        return result
     }
 
     // MARK: - output
@@ -86,11 +113,15 @@ public struct GateEvaluation: Sendable {
             [check.cell, check.threshold.description, check.baselineMedian.map(ResultsComparison.format) ?? "–", ResultsComparison.format(check.currentMedian),
              check.relativeChange.map { String(format: "%+.1f%%", $0 * 100) } ?? "–",
              check.pValue.map { String(format: "%.3f", $0) } ?? "n/a (< \(Self.minimumRepeats) runs)",
-             check.cliffsDelta.map { String(format: "%+.2f", $0) } ?? "–", check.status.rawValue.uppercased()]
+             check.cliffsDelta.map { String(format: "%+.2f", $0) } ?? "–", check.status == .unconfirmed ? "NOT CONFIRMED" : check.status.rawValue.uppercased()]
         }
     }
 
     static let header = ["cell", "threshold", "baseline", "current", "change", "p (Mann–Whitney)", "Cliff's δ", "verdict"]
+
+    var confirmationSentence: String {
+        confirmedByRerun ? " Cells that failed were run again; a regression counts only if the re-run regressed too (else NOT CONFIRMED)." : ""
+    }
 
     public var verdictLine: String {
         let regressions = checks.filter { $0.status == .regression }
@@ -109,7 +140,7 @@ public struct GateEvaluation: Sendable {
             fields.enumerated().map { index, field in field.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ")
         }
-        return (lines + ["", verdictLine]).joined(separator: "\n")
+        return (lines + ["", verdictLine + (confirmedByRerun ? " (failures confirmed by a re-run)" : "")]).joined(separator: "\n")
     }
 
     /// `gate.md`: a Markdown table ready for a pull-request comment.
@@ -121,7 +152,7 @@ public struct GateEvaluation: Sendable {
         \(table.joined(separator: "\n"))
 
         \(verdictLine). A check fails when the median change exceeds its threshold and, with at least \
-        \(Self.minimumRepeats) runs on each side, a two-sided Mann–Whitney U test finds the repeats different at α = \(alpha).
+        \(Self.minimumRepeats) runs on each side, a two-sided Mann–Whitney U test finds the repeats different at α = \(alpha).\(confirmationSentence)
 
         """
     }
@@ -134,9 +165,11 @@ public struct GateEvaluation: Sendable {
             "minimum_repeats_for_test": Self.minimumRepeats,
             "test": "Mann-Whitney U, two-sided (exact without ties, normal approximation with tie correction otherwise)",
             "unmatched_cells": unmatched,
+            "confirmed_by_rerun": confirmedByRerun,
             "checks": checks.map { check in
                 [
-                    "cell": check.cell, "metric": check.threshold.metric, "threshold": check.threshold.description,
+                    "cell": check.cell, "strategy": check.strategy, "concurrency": check.concurrency,
+                    "metric": check.threshold.metric, "threshold": check.threshold.description,
                     "baseline_median": check.baselineMedian ?? NSNull(), "current_median": check.currentMedian,
                     "relative_change": check.relativeChange ?? NSNull(), "baseline_runs": check.baselineRuns,
                     "current_runs": check.currentRuns, "p_value": check.pValue ?? NSNull(),

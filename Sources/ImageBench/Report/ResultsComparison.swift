@@ -1,43 +1,5 @@
 import Foundation
 
-/// A results directory read back from its `summary.csv`.
-public struct ResultsDirectory: Sendable {
-    public struct LoadError: Error, CustomStringConvertible {
-        public let description: String
-    }
-
-    public let path: String
-    public let header: [String]
-    /// One dictionary per run, keyed by column name.
-    public let runs: [[String: String]]
-
-    public init(path: String) throws(LoadError) {
-        let file = URL(fileURLWithPath: path).appendingPathComponent("summary.csv")
-        guard let text = try? String(contentsOf: file, encoding: .utf8) else {
-            throw LoadError(description: "\(path) is not a results directory (no readable summary.csv)")
-        }
-        let rows = CSVTable.parse(text)
-        guard let header = rows.first, header.contains("strategy"), header.contains("concurrency") else {
-            throw LoadError(description: "\(file.path) has no strategy and concurrency columns")
-        }
-        self.path = path
-        self.header = header
-        runs = rows.dropFirst().filter { $0.count == header.count }.map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
-    }
-
-    /// Runs grouped by strategy and concurrency, in first-seen order.
-    var cells: [(key: String, runs: [[String: String]])] {
-        var order: [String] = []
-        var groups: [String: [[String: String]]] = [:]
-        for run in runs {
-            let key = "\(run["strategy"] ?? "?") ×\(run["concurrency"] ?? "?")"
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(run)
-        }
-        return order.map { ($0, groups[$0]!) }
-    }
-}
-
 /// `imgbench compare BASE NEW`: every numeric metric the two directories share, for every
 /// strategy × concurrency cell they share (the mean over repeats), with its relative change.
 public struct ResultsComparison: Sendable {

@@ -48,7 +48,7 @@ public struct SummaryJSON: ReportWriter {
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
                 "repeat": results.plan.repeats, "warmup": results.plan.warmups, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,
-                "max_pixels": settings.decodeLimits.maxPixels,
+                "max_pixels": settings.decodeLimits.maxPixels, "arguments": results.plan.arguments,
             ] as [String: Any],
             "workload": [
                 "images": results.corpusImages, "corpus_bytes": results.corpusBytes,

@@ -9,6 +9,9 @@ public struct BenchmarkPlan: Sendable {
     public var repeats: Int
     /// Rounds of every cell run first and not counted (repetition 0 in progress output).
     public var warmups: Int
+    /// The command-line arguments that reproduce this plan (without output options), recorded in
+    /// summary.json so `imgbench gate` can run a baseline's configuration again.
+    public var arguments: [String] = []
 
     public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
                 warmups: Int = 0) {

@@ -1,0 +1,70 @@
+import Foundation
+
+/// How `imgbench gate` gets fresh numbers: a baseline's recorded configuration run again by an
+/// `imgbench` executable, either once (every repeat in one process) or A/B interleaved.
+public struct GateRunner: Sendable {
+    /// One side of a comparison: the executable that runs, and arguments appended to the
+    /// recorded ones (later flags win, so `--inject …` or `--source …` changes only this side).
+    public struct Side: Sendable {
+        public var process: ImgbenchProcess
+        public var extraArguments: [String]
+
+        public init(process: ImgbenchProcess = .current, extraArguments: [String] = []) {
+            self.process = process
+            self.extraArguments = extraArguments
+        }
+    }
+
+    /// Cells to run, as (strategy, concurrency); nil runs the whole recorded matrix.
+    public typealias Cells = [(strategy: String, concurrency: String)]
+
+    public let configuration: RecordedConfiguration
+    /// Where each run's results directory goes.
+    public let workspace: URL
+    /// Told before each child run starts, for progress lines.
+    public let announce: @Sendable (String) -> Void
+
+    public init(configuration: RecordedConfiguration, workspace: URL, announce: @escaping @Sendable (String) -> Void) {
+        self.configuration = configuration
+        self.workspace = workspace
+        self.announce = announce
+    }
+
+    func arguments(_ side: Side, repeats: Int, cells: Cells?) -> [String] {
+        var arguments = configuration.arguments + side.extraArguments + ["--repeat", String(repeats)]
+        if let cells {
+            arguments += ["--strategies", Self.unique(cells.map(\.strategy)).joined(separator: ","),
+                          "--concurrency", Self.unique(cells.map(\.concurrency)).joined(separator: ",")]
+        }
+        return arguments
+    }
+
+    /// Every recorded repeat in one process, into `workspace/name`.
+    public func run(_ side: Side, name: String, cells: Cells? = nil) throws(ImgbenchProcess.Failure) -> ResultsDirectory {
+        announce("\(name): \(configuration.repeats) repeat(s) of the baseline's configuration")
+        return try side.process.run(arguments(side, repeats: configuration.repeats, cells: cells),
+                                    into: workspace.appendingPathComponent(name))
+    }
+
+    /// A B A B …: `rounds` rounds, one repeat per process, so drift on the machine (another job
+    /// starting, the CPU heating up) lands on both sides alike. Each side's rounds are joined
+    /// into `workspace/prefix-a` and `workspace/prefix-b`.
+    public func interleave(a: Side, b: Side, rounds: Int, prefix: String = "ab", cells: Cells? = nil) throws
+        -> (a: ResultsDirectory, b: ResultsDirectory) {
+        var runs: [String: [ResultsDirectory]] = [:]
+        for round in 1...rounds {
+            for (label, side) in [("a", a), ("b", b)] {
+                announce("\(prefix) round \(round)/\(rounds): \(label.uppercased())")
+                let directory = workspace.appendingPathComponent("\(prefix)-\(label)/round-\(round)")
+                runs[label, default: []].append(try side.process.run(arguments(side, repeats: 1, cells: cells), into: directory))
+            }
+        }
+        return (try ResultsDirectory.combining(runs["a"] ?? [], into: workspace.appendingPathComponent("\(prefix)-a")),
+                try ResultsDirectory.combining(runs["b"] ?? [], into: workspace.appendingPathComponent("\(prefix)-b")))
+    }
+
+    static func unique(_ values: [String]) -> [String] {
+        var seen = Set<String>()
+        return values.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// An `imgbench` executable run as a child process. The gate runs a baseline's configuration
+/// again this way, and A/B mode runs two builds side by side: each run gets a fresh process (its
+/// own server, corpus and heap), so one side's leftovers cannot favour the other.
+public struct ImgbenchProcess: Sendable, Equatable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let executable: String
+
+    public init(executable: String) {
+        self.executable = executable
+    }
+
+    /// The executable this process is running.
+    public static var current: ImgbenchProcess {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return ImgbenchProcess(executable: path)
+    }
+
+    /// Runs `imgbench run ARGUMENTS --quiet --out DIRECTORY` and reads the results back. Its
+    /// terminal output goes to DIRECTORY/imgbench.log, which a failure quotes.
+    public func run(_ arguments: [String], into directory: URL) throws(Failure) -> ResultsDirectory {
+        let log = directory.appendingPathComponent("imgbench.log")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["run"] + arguments + ["--quiet", "--out", directory.path]
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw CocoaError(.fileWriteNoPermission) }
+            let output = try FileHandle(forWritingTo: log)
+            defer { try? output.close() }
+            process.standardOutput = output
+            process.standardError = output
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+        } catch {
+            throw Failure(description: "cannot run \(executable): \(error.localizedDescription)")
+        }
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            let lastLine = (try? String(contentsOf: log, encoding: .utf8))?
+                .split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            let how = process.terminationReason == .exit ? "exited with \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
+            throw Failure(description: "\(executable) run \(arguments.joined(separator: " ")) \(how)"
+                + (lastLine.map { ": \($0)" } ?? ""))
+        }
+        do {
+            return try ResultsDirectory(path: directory.path)
+        } catch {
+            throw Failure(description: error.description)
+        }
+    }
+}

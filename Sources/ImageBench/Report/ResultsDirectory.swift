@@ -1,0 +1,71 @@
+import Foundation
+
+/// A results directory read back from its `summary.csv`.
+public struct ResultsDirectory: Sendable {
+    public struct LoadError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let path: String
+    public let header: [String]
+    /// One dictionary per run, keyed by column name.
+    public let runs: [[String: String]]
+
+    public init(path: String) throws(LoadError) {
+        let file = URL(fileURLWithPath: path).appendingPathComponent("summary.csv")
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else {
+            throw LoadError(description: "\(path) is not a results directory (no readable summary.csv)")
+        }
+        let rows = CSVTable.parse(text)
+        guard let header = rows.first, header.contains("strategy"), header.contains("concurrency") else {
+            throw LoadError(description: "\(file.path) has no strategy and concurrency columns")
+        }
+        self.path = path
+        self.header = header
+        runs = rows.dropFirst().filter { $0.count == header.count }.map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
+    }
+
+    init(path: String, header: [String], runs: [[String: String]]) {
+        self.path = path
+        self.header = header
+        self.runs = runs
+    }
+
+    /// Several result sets as one, written to `directory`/summary.csv: how A/B mode joins its
+    /// one-repeat rounds. Repeats are renumbered 1, 2, … per cell in the order given.
+    public static func combining(_ parts: [ResultsDirectory], into directory: URL) throws -> ResultsDirectory {
+        guard let header = parts.first?.header else { return ResultsDirectory(path: directory.path, header: [], runs: []) }
+        var counts: [String: Int] = [:]
+        var runs: [[String: String]] = []
+        for part in parts {
+            for var run in part.runs {
+                let cell = Self.cell(of: run)
+                counts[cell, default: 0] += 1
+                run["repeat"] = String(counts[cell]!)
+                runs.append(run)
+            }
+        }
+        var table = CSVTable(header: header)
+        for run in runs { table.append(header.map { run[$0] ?? "" }) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try table.rendered.write(to: directory.appendingPathComponent("summary.csv"), atomically: true, encoding: .utf8)
+        return ResultsDirectory(path: directory.path, header: header, runs: runs)
+    }
+
+    /// The strategy × concurrency cell a run belongs to, as tables name it: "threads ×5".
+    static func cell(of run: [String: String]) -> String {
+        "\(run["strategy"] ?? "?") ×\(run["concurrency"] ?? "?")"
+    }
+
+    /// Runs grouped by strategy and concurrency, in first-seen order.
+    var cells: [(key: String, runs: [[String: String]])] {
+        var order: [String] = []
+        var groups: [String: [[String: String]]] = [:]
+        for run in runs {
+            let key = Self.cell(of: run)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(run)
+        }
+        return order.map { ($0, groups[$0]!) }
+    }
+}
