@@ -14,7 +14,8 @@ struct GateCommand: ParsableCommand {
 
         Thresholds: 'latency_p95_ms < 250' (absolute limit), 'latency_p95_ms +10%' (may get 10% worse), \
         'memory_hit_rate -0.02' (may get 0.02 worse). A check fails when the median change exceeds its threshold \
-        and, with at least 3 runs on each side, a two-sided Mann-Whitney U test finds the repeats different.
+        and a two-sided Mann-Whitney U test finds the repeats different (at alpha 0.05 that needs at least 4 runs a side; \
+        use 5 or more).
 
         Exit codes: 0 pass, 1 regression, 2 could not run, 64 usage error.
         """)
@@ -28,7 +29,7 @@ struct GateCommand: ParsableCommand {
     @Flag(help: "Run baseline (A) and candidate (B) interleaved in this job, A B A B …, and compare them.")
     var ab = false
 
-    @Option(help: "A/B rounds per side (default: the baseline's repeat count, at least 3).")
+    @Option(help: "A/B rounds per side (default: the baseline's repeat count, at least 5).")
     var rounds: Int?
 
     @Option(name: .customLong("baseline-binary"), help: "With --ab: the imgbench executable for side A (default: this one).")
@@ -37,10 +38,10 @@ struct GateCommand: ParsableCommand {
     @Option(name: .customLong("candidate-binary"), help: "The imgbench executable for the fresh run or side B (default: this one).")
     var candidateBinary: String?
 
-    @Option(name: .customLong("baseline-args"), help: "With --ab: run arguments added for side A, e.g. \"--concurrency 8\".")
+    @Option(name: .customLong("baseline-args"), parsing: .unconditional, help: "With --ab: run arguments added for side A, e.g. \"--concurrency 8\".")
     var baselineArgs: String?
 
-    @Option(name: .customLong("candidate-args"), help: "Run arguments added for the fresh run or side B, e.g. \"--source URL\".")
+    @Option(name: .customLong("candidate-args"), parsing: .unconditional, help: "Run arguments added for the fresh run or side B, e.g. \"--source URL\".")
     var candidateArgs: String?
 
     @Option(help: "Testing aid: slow the candidate on purpose, as imgbench run --inject does (e.g. 'latency=+25%').")
@@ -101,7 +102,7 @@ struct GateCommand: ParsableCommand {
                 let runner = GateRunner(configuration: try RecordedConfiguration(directory: baseline), workspace: workspace,
                                         announce: announce)
                 if ab {
-                    let rounds = self.rounds ?? max(GateEvaluation.minimumRepeats, runner.configuration.repeats)
+                    let rounds = self.rounds ?? max(5, runner.configuration.repeats)
                     let first = try runner.interleave(a: a, b: b, rounds: rounds)
                     evaluation = GateEvaluation(baseline: first.a, current: first.b, thresholds: rules, alpha: alpha)
                     if confirm && evaluation.regressed {
@@ -169,7 +170,14 @@ struct GateCommand: ParsableCommand {
             }
             return ImgbenchProcess(executable: URL(fileURLWithPath: path).standardizedFileURL.path)
         }
-        var candidateExtra = try ShellWords.split(candidateArgs ?? "", flag: "--candidate-args")
+        func words(_ text: String?, flag: String) throws -> [String] {
+            do {
+                return try ShellWords.split(text ?? "")
+            } catch {
+                throw ValidationError("\(flag): \(error.description)")
+            }
+        }
+        var candidateExtra = try words(candidateArgs, flag: "--candidate-args")
         if let inject {
             do {
                 _ = try FaultInjection(parsing: inject)
@@ -179,7 +187,7 @@ struct GateCommand: ParsableCommand {
             candidateExtra += ["--inject", inject]
         }
         return (GateRunner.Side(process: try process(baselineBinary, flag: "--baseline-binary"),
-                                extraArguments: try ShellWords.split(baselineArgs ?? "", flag: "--baseline-args")),
+                                extraArguments: try words(baselineArgs, flag: "--baseline-args")),
                 GateRunner.Side(process: try process(candidateBinary, flag: "--candidate-binary"), extraArguments: candidateExtra))
     }
 
@@ -210,35 +218,5 @@ struct GateCommand: ParsableCommand {
             }
         }
         return rules
-    }
-}
-
-/// Splits an argument string the way a POSIX shell would for plain words, 'single' and "double"
-/// quotes and backslash escapes (no expansion), so `--candidate-args "--inject 'latency=+25%'"` works.
-enum ShellWords {
-    static func split(_ text: String, flag: String) throws -> [String] {
-        var words: [String] = []
-        var word = ""
-        var inWord = false
-        var quote: Character?
-        var escaped = false
-        for character in text {
-            if escaped {
-                word.append(character); escaped = false; inWord = true
-            } else if let open = quote {
-                if character == open { quote = nil } else if character == "\\" && open == "\"" { escaped = true } else { word.append(character) }
-            } else if character == "'" || character == "\"" {
-                quote = character; inWord = true
-            } else if character == "\\" {
-                escaped = true
-            } else if character.isWhitespace {
-                if inWord { words.append(word); word = ""; inWord = false }
-            } else {
-                word.append(character); inWord = true
-            }
-        }
-        guard quote == nil, !escaped else { throw ValidationError("\(flag): unbalanced quote or trailing backslash in '\(text)'") }
-        if inWord { words.append(word) }
-        return words
     }
 }

@@ -33,12 +33,10 @@ public struct GateCheck: Sendable {
 }
 
 /// `imgbench gate`: each threshold checked in each cell the two result sets share. A metric
-/// regresses only when its median change exceeds the threshold AND, with at least
-/// `minimumRepeats` runs on each side, a Mann–Whitney U test finds the two sets of repeats
-/// different at `alpha`. With fewer repeats no test is possible and the threshold alone decides.
+/// regresses only when its median change exceeds the threshold AND a Mann–Whitney U test finds
+/// the two sets of repeats different at `alpha`. When there are too few repeats for the test ever
+/// to reach `alpha` (3 a side at 0.05), no test is possible and the threshold alone decides.
 public struct GateEvaluation: Sendable {
-    public static let minimumRepeats = 3
-
     public private(set) var checks: [GateCheck]
     public let alpha: Double
     /// Cells present in only one of the two result sets (not gated).
@@ -64,7 +62,7 @@ public struct GateEvaluation: Sendable {
                 let baselineMedian = before.isEmpty ? nil : RepeatStatistics.median(of: before)
                 let exceeded = threshold.exceeded(baseline: baselineMedian, current: currentMedian)
                 var test: MannWhitney.Result?
-                if before.count >= Self.minimumRepeats && now.count >= Self.minimumRepeats {
+                if MannWhitney.smallestPValue(before.count, now.count) < alpha {
                     test = MannWhitney.test(now, before)
                 }
                 let status: GateCheck.Status
@@ -112,7 +110,7 @@ public struct GateEvaluation: Sendable {
         checks.map { check in
             [check.cell, check.threshold.description, check.baselineMedian.map(ResultsComparison.format) ?? "–", ResultsComparison.format(check.currentMedian),
              check.relativeChange.map { String(format: "%+.1f%%", $0 * 100) } ?? "–",
-             check.pValue.map { String(format: "%.3f", $0) } ?? "n/a (< \(Self.minimumRepeats) runs)",
+             check.pValue.map { String(format: "%.3f", $0) } ?? "n/a (too few runs)",
              check.cliffsDelta.map { String(format: "%+.2f", $0) } ?? "–", check.status == .unconfirmed ? "NOT CONFIRMED" : check.status.rawValue.uppercased()]
         }
     }
@@ -151,8 +149,9 @@ public struct GateEvaluation: Sendable {
 
         \(table.joined(separator: "\n"))
 
-        \(verdictLine). A check fails when the median change exceeds its threshold and, with at least \
-        \(Self.minimumRepeats) runs on each side, a two-sided Mann–Whitney U test finds the repeats different at α = \(alpha).\(confirmationSentence)
+        \(verdictLine). A check fails when the median change exceeds its threshold and a two-sided Mann–Whitney U test \
+        finds the repeats different at α = \(alpha) (with fewer than \(MannWhitney.runsNeeded(alpha: alpha)) runs a side the test cannot \
+        reach α and the threshold alone decides).\(confirmationSentence)
 
         """
     }
@@ -162,7 +161,7 @@ public struct GateEvaluation: Sendable {
         let document: [String: Any] = [
             "verdict": regressed ? "regression" : "pass",
             "alpha": alpha,
-            "minimum_repeats_for_test": Self.minimumRepeats,
+            "runs_needed_for_test": MannWhitney.runsNeeded(alpha: alpha),
             "test": "Mann-Whitney U, two-sided (exact without ties, normal approximation with tie correction otherwise)",
             "unmatched_cells": unmatched,
             "confirmed_by_rerun": confirmedByRerun,

@@ -15,6 +15,23 @@ public enum MannWhitney {
         public let exact: Bool
     }
 
+    /// The smallest two-sided p-value samples of these sizes can give (complete separation):
+    /// 2 / C(n+m, n). With 3 runs a side it is 0.1, so at α = 0.05 such a test can never find a
+    /// difference: the gate must know that rather than call every change noise.
+    public static func smallestPValue(_ n: Int, _ m: Int) -> Double {
+        guard n > 0 && m > 0 else { return 1 }
+        var arrangements = 1.0
+        for k in 0..<min(n, m) { arrangements = arrangements * Double(n + m - k) / Double(k + 1) }
+        return min(1, 2 / arrangements)
+    }
+
+    /// The fewest runs on each side for which the test can reach `alpha`.
+    public static func runsNeeded(alpha: Double) -> Int {
+        var runs = 1
+        while smallestPValue(runs, runs) >= alpha && runs < 1000 { runs += 1 }
+        return runs
+    }
+
     public static func test(_ x: [Double], _ y: [Double]) -> Result {
         precondition(!x.isEmpty && !y.isEmpty, "two non-empty samples")
         var greater = 0.0, less = 0.0

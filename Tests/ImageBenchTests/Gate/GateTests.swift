@@ -125,6 +125,147 @@ struct GateTests {
     }
 }
 
+extension GateTests {
+    @Test("with 3 runs a side Mann–Whitney cannot reach 0.05, so the threshold alone decides; with 4 it can")
+    func attainableSignificance() throws {
+        #expect(abs(MannWhitney.smallestPValue(3, 3) - 0.1) < 1e-12)
+        #expect(abs(MannWhitney.smallestPValue(4, 4) - 2.0 / 70) < 1e-12)
+        #expect(MannWhitney.runsNeeded(alpha: 0.05) == 4 && MannWhitney.runsNeeded(alpha: 0.01) == 5)
+        let base = try Self.directory(p95: [100, 101, 99], hitRates: [0.5, 0.5, 0.5])
+        let slow = try Self.directory(p95: [130, 131, 129], hitRates: [0.5, 0.5, 0.5])
+        defer { for url in [base, slow] { try? FileManager.default.removeItem(at: url) } }
+        let evaluation = GateEvaluation(baseline: try ResultsDirectory(path: base.path), current: try ResultsDirectory(path: slow.path),
+                                        thresholds: [try Threshold(parsing: "latency_p95_ms +10%")])
+        let check = try #require(evaluation.checks.first)
+        #expect(check.status == .regression && check.pValue == nil)
+        #expect(evaluation.text.contains("n/a (too few runs)"))
+    }
+
+    @Test("--confirm: a regression stands only if the re-run regresses too")
+    func confirmation() throws {
+        let baseline = try Self.directory(p95: [100, 102, 98, 101, 99], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        let slower = try Self.directory(p95: [130, 128, 133, 131, 129], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        let same = try Self.directory(p95: [101, 99, 100, 102, 98], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        defer { for url in [baseline, slower, same] { try? FileManager.default.removeItem(at: url) } }
+        let rules = [try Threshold(parsing: "latency_p95_ms +10%"), try Threshold(parsing: "memory_hit_rate -0.02")]
+        let base = try ResultsDirectory(path: baseline.path)
+        let first = GateEvaluation(baseline: base, current: try ResultsDirectory(path: slower.path), thresholds: rules)
+        #expect(first.regressed && first.regressedCells.map(\.strategy) == ["threads"] && first.regressedCells[0].concurrency == "5")
+
+        let hiccup = first.confirmed(by: GateEvaluation(baseline: base, current: try ResultsDirectory(path: same.path), thresholds: rules))
+        #expect(!hiccup.regressed)
+        #expect(hiccup.checks.map(\.status) == [.unconfirmed, .pass])
+        #expect(hiccup.text.contains("NOT CONFIRMED") && hiccup.markdown.contains("re-run"))
+        let json = try JSONSerialization.jsonObject(with: Data(try hiccup.json().utf8)) as! [String: Any]
+        #expect(json["verdict"] as? String == "pass" && json["confirmed_by_rerun"] as? Bool == true)
+
+        let real = first.confirmed(by: GateEvaluation(baseline: base, current: try ResultsDirectory(path: slower.path), thresholds: rules))
+        #expect(real.regressed && real.checks[0].status == .regression)
+    }
+
+    @Test("argument strings split like a shell's words; an open quote is refused")
+    func shellWords() throws {
+        #expect(try ShellWords.split(#"--inject 'latency=+25%'  --source "http://h/{id}.jpg" a\ b"#)
+            == ["--inject", "latency=+25%", "--source", "http://h/{id}.jpg", "a b"])
+        #expect(try ShellWords.split("   ") == [])
+        #expect(try ShellWords.split(#"--x "" y"#) == ["--x", "", "y"])
+        #expect(throws: ShellWords.ParseError.self) { try ShellWords.split("--inject 'latency") }
+    }
+
+    @Test("joined one-repeat rounds renumber their repeats per cell")
+    func combiningRounds() throws {
+        let first = try Self.directory(p95: [100], hitRates: [0.5])
+        let second = try Self.directory(p95: [110], hitRates: [0.5])
+        let joined = try Fixtures.temporaryDirectory("joined")
+        defer { for url in [first, second, joined] { try? FileManager.default.removeItem(at: url) } }
+        let combined = try ResultsDirectory.combining([try ResultsDirectory(path: first.path), try ResultsDirectory(path: second.path)],
+                                                      into: joined)
+        let reread = try ResultsDirectory(path: joined.path)
+        #expect(reread.runs.map { $0["repeat"] } == ["1", "2"] && combined.runs.count == 2)
+        #expect(reread.runs.map { $0["latency_p95_ms"] } == ["100.000", "110.000"])
+    }
+}
+
+/// The gate through the real binary: fresh runs of a recorded configuration, A/B rounds and
+/// --confirm as child processes, on a tiny loopback scenario. The regression is made
+/// deterministic (side B scrolls half the rows), so no verdict here depends on machine speed.
+@Suite("Gate: fresh and A/B runs through the binary")
+struct GateRunTests {
+    static func imgbench(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = KilledProcessTests.executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    static func json(_ url: URL) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+    }
+
+    @Test("a baseline's recorded configuration runs again; A/B finds a real regression and --confirm keeps it; --update-baseline refreshes")
+    func freshAndInterleaved() async throws {
+        let root = try Fixtures.temporaryDirectory("gate-runs")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let baseline = root.appendingPathComponent("baseline")
+        try await onOwnThread {
+            let scenario = ["--rows", "40", "--images", "12", "--network", "loopback", "--strategies", "threads",
+                            "--concurrency", "2", "--repeat", "4"]
+            let made = try Self.imgbench(["run"] + scenario + ["--quiet", "--out", baseline.path])
+            try #require(made.status == 0, "\(made.output)")
+            let configuration = try Self.json(baseline.appendingPathComponent("summary.json"))["configuration"] as! [String: Any]
+            #expect(configuration["arguments"] as? [String] == scenario)  // no --out, no --quiet
+
+            let fresh = root.appendingPathComponent("fresh")
+            let pass = try Self.imgbench(["gate", "--baseline", baseline.path, "--threshold", "rows_visited -0",
+                                          "--threshold", "errors <= 0", "--out", fresh.path])
+            #expect(pass.status == 0, "\(pass.output)")
+            #expect(try ResultsDirectory(path: fresh.appendingPathComponent("current").path).runs.count == 4)
+            let passJSON = try Self.json(fresh.appendingPathComponent("gate.json"))
+            #expect(passJSON["verdict"] as? String == "pass" && (passJSON["checks"] as? [Any])?.count == 2)
+
+            let ab = root.appendingPathComponent("ab")
+            let fail = try Self.imgbench(["gate", "--baseline", baseline.path, "--ab", "--rounds", "4", "--candidate-args", "--rows 20",
+                                          "--threshold", "rows_visited -0", "--confirm", "--out", ab.path])
+            #expect(fail.status == 1, "\(fail.output)")
+            #expect(fail.output.contains("REGRESSION: rows_visited in threads ×2"))
+            let a = try ResultsDirectory(path: ab.appendingPathComponent("ab-a").path)
+            #expect(a.runs.map { $0["repeat"] } == ["1", "2", "3", "4"] && a.runs.allSatisfy { $0["rows_visited"] == "40" })
+            #expect(try ResultsDirectory(path: ab.appendingPathComponent("confirm-b").path).runs.allSatisfy { $0["rows_visited"] == "20" })
+            let failJSON = try Self.json(ab.appendingPathComponent("gate.json"))
+            let check = try #require((failJSON["checks"] as? [[String: Any]])?.first)
+            #expect(failJSON["verdict"] as? String == "regression" && failJSON["confirmed_by_rerun"] as? Bool == true)
+            #expect(check["status"] as? String == "regression" && (check["p_value"] as? Double ?? 1) < 0.05)
+            #expect(check["baseline_median"] as? Double == 40 && check["current_median"] as? Double == 20)
+
+            // gate.md is a table to a CommonMark parser with GitHub's table extension (markdown-it-py).
+            let cells = try runPython("""
+            import sys
+            from markdown_it import MarkdownIt
+            tokens = MarkdownIt("commonmark").enable("table").parse(open(sys.argv[1]).read())
+            rows = [t for t in tokens if t.type == "tr_open"]
+            heads = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "th_open"]
+            print(len(rows), "|".join(heads))
+            """, arguments: [ab.appendingPathComponent("gate.md").path])
+            #expect(cells.hasPrefix("2 cell|threshold|baseline|current|change|"), "\(cells)")
+
+            try "kept".write(to: baseline.appendingPathComponent("README.md"), atomically: true, encoding: .utf8)
+            let before = try Self.json(baseline.appendingPathComponent("summary.json"))["started_at"] as? String
+            let update = try Self.imgbench(["gate", "--baseline", baseline.path, "--update-baseline"])
+            #expect(update.status == 0, "\(update.output)")
+            #expect(try Self.json(baseline.appendingPathComponent("summary.json"))["started_at"] as? String != before)
+            #expect(try String(contentsOf: baseline.appendingPathComponent("README.md"), encoding: .utf8) == "kept")
+            #expect(try ResultsDirectory(path: baseline.path).runs.count == 4)
+            #expect(!FileManager.default.fileExists(atPath: baseline.appendingPathComponent(".imgbench-update").path))
+        }
+    }
+}
+
 @Suite("Fault injection (a testing aid)")
 struct FaultInjectionTests {
     @Test("specs parse, and nonsense is refused with the reason")
