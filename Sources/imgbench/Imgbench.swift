@@ -10,4 +10,18 @@ struct Imgbench: ParsableCommand {
         version: ImageBenchVersion.current,
         subcommands: [RunCommand.self, CompareCommand.self, GateCommand.self],
         defaultSubcommand: RunCommand.self)
+
+    /// ArgumentParser's own entry point, except that a usage error is one line (the reason,
+    /// naming the flag) and exit 64: CI logs and scripts want the reason, not the usage screen.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            let reason = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            FileHandle.standardError.write(Data("imgbench: \(reason) (see imgbench --help)\n".utf8))
+            exit(withError: ExitCode.validationFailure)
+        }
+    }
 }

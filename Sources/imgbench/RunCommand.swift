@@ -68,6 +68,15 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Per-request timeout in seconds.")
     var timeout = 10.0
 
+    @Option(name: .customLong("stall-timeout"), help: "Fail a transfer that receives nothing for this many seconds (whole seconds).")
+    var stallTimeout = 5
+
+    @Option(help: "Retry a fetch that timed out, lost its connection or got a 5xx/429 this many times (backoff 100 ms, doubling).")
+    var retries = 0
+
+    @Option(help: "Faults the embedded server injects, e.g. 'error=2%,reset=1%,stall=1%,truncate=1%' (deterministic by seed).")
+    var faults: String?
+
     @Option(name: .customLong("max-pixels"), help: "Refuse images whose header promises more pixels.")
     var maxPixels = DecodeLimits().maxPixels
 
@@ -145,7 +154,18 @@ struct RunCommand: ParsableCommand {
         guard memoryCacheMB >= 0 else { throw ValidationError("--memory-cache-mb must not be negative") }
         settings.memoryCacheBytes = memoryCacheMB * 1_048_576
         guard timeout > 0 else { throw ValidationError("--timeout must be positive (got \(timeout))") }
-        settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeout * 1000), maxBytes: maxBytes)
+        guard stallTimeout > 0 else { throw ValidationError("--stall-timeout must be at least 1 (got \(stallTimeout))") }
+        settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeout * 1000), maxBytes: maxBytes,
+                                           stallMilliseconds: stallTimeout * 1000)
+        guard retries >= 0 else { throw ValidationError("--retries must not be negative (got \(retries))") }
+        settings.retry = RetryPolicy(retries: retries)
+        if let faults {
+            do {
+                settings.faults = try ServerFaults(parsing: faults)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
         guard maxPixels > 0, maxBytes > 0 else { throw ValidationError("--max-pixels and --max-bytes must be positive") }
         settings.decodeLimits = DecodeLimits(maxPixels: maxPixels)
         if let images {

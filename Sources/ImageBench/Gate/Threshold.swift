@@ -37,6 +37,7 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
                      "decode_ms_saved", "achieved_concurrency_mean", "rows_visited"] {
             table[name] = .higherIsBetter
         }
+        for errorClass in ErrorClass.allCases { table["errors_" + errorClass.rawValue] = .lowerIsBetter }
         return table
     }()
 

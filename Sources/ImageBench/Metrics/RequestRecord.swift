@@ -43,7 +43,7 @@ public struct RequestRecord: Sendable, Codable {
     public var stages: StageTimes?
     public var bytes: Int = 0
     public var cancel: CancelKind = .none
-    public var errorClass: String?
+    public var errorClass: ErrorClass?
     public var errorMessage: String?
 
     public init(id: Int, row: Int, imageID: Int, url: String, visibleFrame: Int, requestedAt: UInt64,

@@ -13,6 +13,12 @@ public struct RunSummary: Sendable, Equatable {
     public var networkFetches: Int
     public var merged: Int
     public var errors: Int
+    /// Loads (fetch + decode) that failed, by class, counted whether or not a row still waited
+    /// for the image: `errors` counts requests that showed an error, these count the failures
+    /// themselves. Classes without failures may be absent.
+    public var errorsByClass: [ErrorClass: Int] = [:]
+    /// Fetch attempts beyond the first (`--retries`).
+    public var retries = 0
     public var displayed: Int
     public var neverDisplayed: Int
     public var cancelledQueued: Int
@@ -76,7 +82,10 @@ public struct RunSummary: Sendable, Equatable {
             ("prefetch_loads", .integer(prefetchLoads)), ("prefetch_cancelled", .integer(prefetchCancelled)),
             ("memory_evictions", .integer(memoryEvictions)), ("disk_writes", .integer(diskWrites)),
             ("disk_discarded", .integer(diskDiscarded)),
-            ("errors", .integer(errors)), ("displayed", .integer(displayed)), ("never_displayed", .integer(neverDisplayed)),
+            ("errors", .integer(errors)),
+        ] + ErrorClass.allCases.map { ("errors_" + $0.rawValue, Value.integer(errorsByClass[$0, default: 0])) } + [
+            ("retries", .integer(retries)),
+            ("displayed", .integer(displayed)), ("never_displayed", .integer(neverDisplayed)),
             ("latency_p50_ms", .real(latencyP50Ms)), ("latency_p90_ms", .real(latencyP90Ms)),
             ("latency_p95_ms", .real(latencyP95Ms)), ("latency_p99_ms", .real(latencyP99Ms)),
             ("latency_max_ms", .real(latencyMaxMs)), ("placeholder_ratio", .real(placeholderRatio)),

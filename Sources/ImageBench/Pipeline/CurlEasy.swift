@@ -9,6 +9,8 @@ final class CurlEasy: @unchecked Sendable {
     let limits: FetchLimits
     /// The transfer in progress, kept alive while curl holds a pointer to it.
     private(set) var transfer: CurlTransfer?
+    /// The header list of a retry (`X-Imgbench-Attempt`), owned until the next request.
+    private var headers: UnsafeMutablePointer<curl_slist>?
 
     init(limits: FetchLimits) {
         CurlGlobal.initialize()
@@ -21,20 +23,32 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_set_long(handle, CURLOPT_MAXREDIRS, 5)
         ib_curl_easy_set_long(handle, CURLOPT_TIMEOUT_MS, limits.timeoutMilliseconds)
         ib_curl_easy_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(5_000, limits.timeoutMilliseconds))
+        // A stalled body (no byte for `stallMilliseconds`) fails as a timeout long before --timeout.
+        ib_curl_easy_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        ib_curl_easy_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, (limits.stallMilliseconds + 999) / 1000))
+        // A Content-Length beyond --max-bytes fails before the body is read (the write callback
+        // catches bodies without one).
+        ib_curl_easy_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxBytes))
         ib_curl_easy_set_long(handle, CURLOPT_NOPROGRESS, 0)
         ib_curl_easy_set_write_function(handle, curlWrite)
         ib_curl_easy_set_xferinfo_function(handle, curlProgress)
         ib_curl_easy_set_string(handle, CURLOPT_USERAGENT, "imgbench/\(ImageBenchVersion.current)")
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headers)
+    }
 
     /// Points the handle at `url` with a fresh transfer state.
-    func prepare(_ url: String, expectedBytes: Int?, token: LoadToken) {
+    func prepare(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) {
         let transfer = CurlTransfer(token: token, maxBytes: limits.maxBytes, expectedBytes: expectedBytes)
         self.transfer = transfer
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         ib_curl_easy_set_string(handle, CURLOPT_URL, url)
+        curl_slist_free_all(headers)
+        headers = attempt > 1 ? curl_slist_append(nil, "X-Imgbench-Attempt: \(attempt)") : nil
+        ib_curl_easy_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
         ib_curl_easy_set_pointer(handle, CURLOPT_WRITEDATA, context)
         ib_curl_easy_set_pointer(handle, CURLOPT_XFERINFODATA, context)
     }
@@ -45,7 +59,7 @@ final class CurlEasy: @unchecked Sendable {
         self.transfer = nil
         if transfer.token.isCancelled { return .failure(.cancelled(received: transfer.body.count)) }
         guard code == CURLE_OK else {
-            if transfer.tooLarge { return .failure(.tooLarge(limit: limits.maxBytes)) }
+            if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge(limit: limits.maxBytes)) }
             return .failure(code == CURLE_OPERATION_TIMEDOUT
                             ? .timeout : .connection(String(cString: curl_easy_strerror(code))))
         }

@@ -11,8 +11,8 @@ public final class CurlFetcher: ImageFetching, @unchecked Sendable {
         easy = CurlEasy(limits: limits)
     }
 
-    public func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
-        easy.prepare(url, expectedBytes: expectedBytes, token: token)
+    public func fetch(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) throws(FetchError) -> FetchResult {
+        easy.prepare(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
         return try easy.finish(curl_easy_perform(easy.handle)).get()
     }
 }

@@ -17,6 +17,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
     private struct Request {
         let url: String
         let expectedBytes: Int?
+        let attempt: Int
         let token: LoadToken
         let completion: Completion
     }
@@ -44,20 +45,21 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
     }
 
     /// Queues a transfer; `completion` runs on the driver thread.
-    public func start(_ url: String, expectedBytes: Int?, token: LoadToken, completion: @escaping Completion) {
+    public func start(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken, completion: @escaping Completion) {
         guard !stopping.load(ordering: .acquiring) else {
             completion(.failure(.connection("transport shut down")))
             return
         }
-        incoming.withLockedValue { $0.append(Request(url: url, expectedBytes: expectedBytes, token: token, completion: completion)) }
+        incoming.withLockedValue { $0.append(Request(url: url, expectedBytes: expectedBytes, attempt: attempt, token: token,
+                                                                   completion: completion)) }
         token.onCancel { [weak self] in self?.wakeUp() }
         wakeUp()
     }
 
-    public func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
+    public func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
         let done = DispatchSemaphore(value: 0)
         let outcome = Locked<Result<FetchResult, FetchError>?>(nil)
-        start(url, expectedBytes: expectedBytes, token: token) { result in
+        start(url, expectedBytes: expectedBytes, attempt: attempt, token: token) { result in
             outcome.withLockedValue { $0 = result }
             done.signal()
         }
@@ -65,13 +67,13 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         return try outcome.withLockedValue { $0! }.get()
     }
 
-    public func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
+    public func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
         // The result travels through a lock as well as the continuation: the continuation alone is
         // a correct hand-off, but ThreadSanitizer cannot see inside the uninstrumented concurrency
         // runtime and would report the body's bytes as a race.
         let outcome = Locked<Result<FetchResult, FetchError>?>(nil)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            start(url, expectedBytes: expectedBytes, token: token) { result in
+            start(url, expectedBytes: expectedBytes, attempt: attempt, token: token) { result in
                 outcome.withLockedValue { $0 = result }
                 continuation.resume()
             }
@@ -133,7 +135,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
                 continue
             }
             let easy = spare.popLast() ?? CurlEasy(limits: limits)
-            easy.prepare(request.url, expectedBytes: request.expectedBytes, token: request.token)
+            easy.prepare(request.url, expectedBytes: request.expectedBytes, attempt: request.attempt, token: request.token)
             curl_multi_add_handle(multi, easy.handle)
             active[easy.handle] = (easy, request.completion)
         }

@@ -37,15 +37,19 @@ public struct FetchLimits: Sendable, Equatable {
     public var timeoutMilliseconds: Int
     /// The largest body accepted (`--max-bytes`), 50 MB by default.
     public var maxBytes: Int
+    /// A transfer that receives nothing for this long fails as a timeout (`--stall-timeout`),
+    /// whole seconds (curl's resolution), 5 s by default.
+    public var stallMilliseconds: Int
 
-    public init(timeoutMilliseconds: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024) {
+    public init(timeoutMilliseconds: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024, stallMilliseconds: Int = 5_000) {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.maxBytes = maxBytes
+        self.stallMilliseconds = stallMilliseconds
     }
 }
 
 /// Fetches the bytes at a URL, blocking the calling worker until they arrive or the token is
 /// cancelled. A fetcher is used by one worker at a time.
 public protocol ImageFetching: AnyObject {
-    func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult
+    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult
 }

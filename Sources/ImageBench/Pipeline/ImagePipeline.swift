@@ -24,22 +24,37 @@ public struct StageTimes: Sendable, Equatable, Codable {
     public var total: UInt64 { queueWait + diskRead + timeToFirstByte + transfer + decode + filter + delivery }
 }
 
+/// The classes failures are counted by in summary.csv (`errors_<class>`) and named by in
+/// requests.csv.
+public enum ErrorClass: String, Sendable, CaseIterable, Codable {
+    /// The server answered with a 4xx or 5xx status.
+    case httpStatus = "http_status"
+    /// No complete answer within `--timeout`, or the transfer stalled.
+    case timeout
+    /// Refused, reset, closed early, unresolvable, too many redirects.
+    case connection
+    /// A body beyond `--max-bytes` or a header promising more than `--max-pixels`.
+    case tooLarge = "too_large"
+    /// Bytes that are not a decodable image: truncated, corrupt, not an image at all.
+    case decode
+    /// A real image in a format or variant imgbench does not decode (GIF, WebP, 12-bit JPEG).
+    case unsupported
+}
+
 /// What went wrong with a load, as counted in reports.
 public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case fetch(FetchError)
     case decode(DecodeError)
 
-    /// A short class name for CSV columns: http_status, timeout, connection, too_large, decode,
-    /// unsupported.
-    public var errorClass: String {
+    public var errorClass: ErrorClass {
         switch self {
-        case .fetch(.httpStatus): "http_status"
-        case .fetch(.timeout): "timeout"
-        case .fetch(.connection), .fetch(.cancelled): "connection"
-        case .fetch(.tooLarge): "too_large"
-        case .decode(.unsupported): "unsupported"
-        case .decode(.tooLarge): "too_large"
-        case .decode: "decode"
+        case .fetch(.httpStatus): .httpStatus
+        case .fetch(.timeout): .timeout
+        case .fetch(.connection), .fetch(.cancelled): .connection
+        case .fetch(.tooLarge): .tooLarge
+        case .decode(.unsupported): .unsupported
+        case .decode(.tooLarge): .tooLarge
+        case .decode: .decode
         }
     }
 
@@ -76,6 +91,8 @@ public struct LoadCompletion: Sendable {
     public let sourcePixels: Int
     /// When the worker finished (monotonic ns).
     public let finishedAt: UInt64
+    /// Fetch attempts made (1 without retries; 1 for a disk hit).
+    public var attempts = 1
 }
 
 /// What one load needs to know about its image.
@@ -106,12 +123,14 @@ public struct ImagePipeline: Sendable {
     public let decodeLimits: DecodeLimits
     /// Injected slowdowns (a testing aid; none by default).
     public let injection: FaultInjection
+    public let retry: RetryPolicy
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
 
     public init(decoder: any ImageDecoding = ImageDecoder(), filter: ImageFilter, memoryCache: any ImageCaching,
                 diskCache: DiskCache? = nil, targetSize: PixelSize = ImagePipeline.defaultTargetSize,
-                decodeLimits: DecodeLimits = DecodeLimits(), injection: FaultInjection = .none) {
+                decodeLimits: DecodeLimits = DecodeLimits(), injection: FaultInjection = .none,
+                retry: RetryPolicy = RetryPolicy()) {
         self.decoder = decoder
         self.filter = filter
         self.memoryCache = memoryCache
@@ -119,6 +138,7 @@ public struct ImagePipeline: Sendable {
         self.targetSize = targetSize
         self.decodeLimits = decodeLimits
         self.injection = injection
+        self.retry = retry
     }
 
     /// A finished load, and the bytes to store on disk once the result is on its way.
@@ -137,12 +157,19 @@ public struct ImagePipeline: Sendable {
         let started = MonotonicClock.now()
         if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) { return output }
         let fetchStarted = MonotonicClock.now()
-        let fetched = Result { () throws(FetchError) -> FetchResult in
-            try transport.fetch(request.url, expectedBytes: request.expectedBytes, token: token)
+        var attempt = 1
+        var fetched: Result<FetchResult, FetchError>
+        while true {
+            fetched = Result { () throws(FetchError) -> FetchResult in
+                try transport.fetch(request.url, expectedBytes: request.expectedBytes, attempt: attempt, token: token)
+            }
+            guard case .failure(let error) = fetched, retry.shouldRetry(error, attempt: attempt),
+                  retry.pause(after: attempt, token: token) else { break }
+            attempt += 1
         }
         return process(fetched, source: .network, request: request, id: id, token: token,
                        stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
-                       fetchStarted: fetchStarted)
+                       fetchStarted: fetchStarted, attempts: attempt)
     }
 
     /// The same load from a task: the fetch suspends where the transport allows; decoding and
@@ -155,15 +182,22 @@ public struct ImagePipeline: Sendable {
         let started = MonotonicClock.now()
         if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) { return output }
         let fetchStarted = MonotonicClock.now()
-        let fetched: Result<FetchResult, FetchError>
-        do {
-            fetched = .success(try await transport.fetchAsync(request.url, expectedBytes: request.expectedBytes, token: token))
-        } catch {
-            fetched = .failure(error)
+        var attempt = 1
+        var fetched: Result<FetchResult, FetchError>
+        while true {
+            do {
+                fetched = .success(try await transport.fetchAsync(request.url, expectedBytes: request.expectedBytes,
+                                                                  attempt: attempt, token: token))
+            } catch {
+                fetched = .failure(error)
+            }
+            guard case .failure(let error) = fetched, retry.shouldRetry(error, attempt: attempt),
+                  await retry.pauseAsync(after: attempt, token: token) else { break }
+            attempt += 1
         }
         return process(fetched, source: .network, request: request, id: id, token: token,
                        stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
-                       fetchStarted: fetchStarted)
+                       fetchStarted: fetchStarted, attempts: attempt)
     }
 
     /// The classic `cellForRow` disk read (`--disk-read main`), run where it is called: read the
@@ -193,13 +227,13 @@ public struct ImagePipeline: Sendable {
     /// Everything after the bytes arrived: decode, downsample, filter, cache, with the stage times.
     private func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, request: LoadRequest,
                          id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64,
-                         fullSize: Bool = false) -> Output {
+                         attempts: Int = 1, fullSize: Bool = false) -> Output {
         var stages = initial
         func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0, store: [UInt8]? = nil) -> Output {
             token.finish()
             let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
                                             bytesReceived: source == .network ? bytes : 0, sourcePixels: pixels,
-                                            finishedAt: MonotonicClock.now())
+                                            finishedAt: MonotonicClock.now(), attempts: attempts)
             return Output(completion: completion, bytesToStore: store)
         }
         // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.

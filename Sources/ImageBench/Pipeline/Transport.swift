@@ -19,13 +19,26 @@ public protocol Transport: Sendable {
     var kind: TransportKind { get }
     /// Blocks the calling thread until the body arrives, the fetch fails, or the token is
     /// cancelled.
-    func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult
+    /// `attempt` counts from 1; a retry sends it (`X-Imgbench-Attempt`) so the embedded server's
+    /// injected faults draw again.
+    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult
     /// The same for Swift concurrency: suspends the task where the transport can (multi), blocks
     /// its thread where it cannot (blocking: which is exactly what such code does to the
     /// cooperative pool).
-    func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult
+    func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult
     /// Releases threads and handles; no fetch may follow.
     func shutdown()
+}
+
+extension Transport {
+    /// A first attempt.
+    public func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
+        try fetch(url, expectedBytes: expectedBytes, attempt: 1, token: token)
+    }
+
+    public func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
+        try await fetchAsync(url, expectedBytes: expectedBytes, attempt: 1, token: token)
+    }
 }
 
 /// The blocking transport: a pool of reusable easy handles. Each fetch checks one out for its
@@ -38,14 +51,14 @@ public final class BlockingTransport: Transport {
 
     public init(limits: FetchLimits) { self.limits = limits }
 
-    public func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
+    public func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
         let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits)
         defer { idle.withLockedValue { $0.append(fetcher) } }
-        return try fetcher.fetch(url, expectedBytes: expectedBytes, token: token)
+        return try fetcher.fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
     }
 
-    public func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
-        try fetch(url, expectedBytes: expectedBytes, token: token)
+    public func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
+        try fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
     }
 
     public func shutdown() {

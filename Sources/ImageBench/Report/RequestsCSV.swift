@@ -29,7 +29,7 @@ public struct RequestsCSV: ReportWriter {
                     request.cancel.rawValue, String(request.bytes), ms(stages?.queueWait), ms(stages?.diskRead),
                     ms(stages?.timeToFirstByte), ms(stages?.transfer),
                     ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery),
-                    request.errorClass ?? "", request.errorMessage ?? "",
+                    request.errorClass?.rawValue ?? "", request.errorMessage ?? "",
                 ])
             }
         }

@@ -21,6 +21,11 @@ public struct SummaryJSON: ReportWriter {
                 (name + "_ms", Self.percentiles(result.stages[name]))
             })
             run["display_latency_ms"] = Self.percentiles(result.latency)
+            if let server = result.server {
+                run["server"] = ["requests": server.requests,
+                                 "faults": Dictionary(uniqueKeysWithValues: ServerFaults.Kind.allCases.map { ($0.rawValue, server.faults[$0, default: 0]) })]
+                    as [String: Any]
+            }
             return run
         }
         let aggregate: [[String: Any]] = CellAggregate.of(results.results).map { cell in
@@ -49,6 +54,8 @@ public struct SummaryJSON: ReportWriter {
                 "repeat": results.plan.repeats, "warmup": results.plan.warmups, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,
                 "max_pixels": settings.decodeLimits.maxPixels, "arguments": results.plan.arguments,
+                "faults": settings.faults.description, "retries": settings.retry.retries,
+                "stall_timeout_ms": settings.fetchLimits.stallMilliseconds,
             ] as [String: Any],
             "workload": [
                 "images": results.corpusImages, "corpus_bytes": results.corpusBytes,

@@ -71,10 +71,11 @@ public enum Benchmark {
             observer?.corpusProgress(done: done, total: imageCount)
         }
         let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
-                                     seed: settings.seed)
+                                     seed: settings.seed, faults: settings.faults)
         defer { server.shutdown() }
         observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(server.baseURL), network \(settings.network)")
         let workload = makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL)
+        if !settings.faults.isEmpty { observer?.preparing("server faults: \(settings.faults) (deterministic by seed)") }
         if settings.injection != .none {
             observer?.preparing("INJECTED SLOWDOWN (testing aid): \(settings.injection)")
         }
@@ -87,7 +88,9 @@ public enum Benchmark {
             observer?.runStarted(cell, index: index, of: cells.count)
             let diskCache = try diskCaches?.cacheForRun(index)
             let run = ScrollRun(workload: workload, settings: settings, cell: cell, diskCache: diskCache)
-            let result = run.run { progress in observer?.runProgress(cell, progress) }
+            let before = server.counts
+            var result = run.run { progress in observer?.runProgress(cell, progress) }
+            result.server = server.counts - before
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
             if cell.repetition > 0 { results.append(result) }

@@ -41,6 +41,10 @@ public struct RunSettings: Sendable, Equatable {
     public var decodeLimits = DecodeLimits()
     /// A testing aid: slow a stage down on purpose (`--inject`).
     public var injection = FaultInjection.none
+    /// Faults the embedded server injects (`--faults`).
+    public var faults = ServerFaults.none
+    /// Retries of failed fetches (`--retries`).
+    public var retry = RetryPolicy()
     /// How long the run goes on after the trace ends, for the last screen's images to arrive.
     public var settleSeconds = 3.0
     /// Distinct images in the feed; nil picks `Feed.defaultImageCount(rows:)`.

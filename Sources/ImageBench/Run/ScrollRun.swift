@@ -17,6 +17,19 @@ public struct RunResult: Sendable {
     public let requests: [RequestRecord]
     public let latency: LatencyHistogram
     public let stages: StageHistograms
+    /// What the embedded server saw during this run: the ground truth for faults it injected.
+    public var server: ServerCounts?
+}
+
+/// Requests the embedded server answered, and the faults it injected, over some span.
+public struct ServerCounts: Sendable, Equatable {
+    public var requests: Int
+    public var faults: [ServerFaults.Kind: Int]
+
+    public static func - (after: ServerCounts, before: ServerCounts) -> ServerCounts {
+        ServerCounts(requests: after.requests - before.requests,
+                     faults: after.faults.merging(before.faults.mapValues { -$0 }, uniquingKeysWith: +))
+    }
 }
 
 /// One run of the simulated table: a main loop at `fps` that scrolls along the trace, does each
@@ -73,7 +86,9 @@ public final class ScrollRun {
 
     private var cancelledQueued = 0, cancelledInflightCount = 0, wasted = 0
     private var prefetchLoads = 0, prefetchCancelled = 0
-    private var bytesDownloaded = 0, bytesWasted = 0
+    private var bytesDownloaded = 0, bytesWasted = 0, retries = 0
+    /// Loads that failed, by class, whether or not a row still wanted the image.
+    private var failedLoads: [ErrorClass: Int] = [:]
     private var imagesDecoded = 0, decodedPixels = 0
     private var decodeFilterNanoseconds: UInt64 = 0
     private var hitchNanoseconds: UInt64 = 0, droppedFrames = 0, mainBusyNanoseconds: UInt64 = 0
@@ -91,7 +106,7 @@ public final class ScrollRun {
         scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: self.transport)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
         pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,
-                                 decodeLimits: settings.decodeLimits, injection: settings.injection)
+                                 decodeLimits: settings.decodeLimits, injection: settings.injection, retry: settings.retry)
         gauge = ConcurrencyGauge()
         visited = Array(repeating: false, count: workload.feed.rowCount)
     }
@@ -376,6 +391,8 @@ public final class ScrollRun {
 
     private func account(_ completion: LoadCompletion) {
         bytesDownloaded += completion.bytesReceived
+        retries += completion.attempts - 1
+        if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
         if case .image = completion.outcome {
             imagesDecoded += 1
             decodedPixels += completion.sourcePixels
@@ -428,7 +445,7 @@ public final class ScrollRun {
             bytesSaved += max(0, (image.expectedBytes ?? 0) - partialBytes[imageID, default: 0])
         }
         let disk = diskCache?.statistics ?? DiskCache.Statistics()
-        return RunSummary(
+        var summary = RunSummary(
             strategy: cell.strategy.rawValue, concurrency: cell.concurrency, repetition: cell.repetition,
             network: settings.network.name, transport: settings.transport.rawValue, rows: workload.feed.rowCount,
             rowsVisited: visited.count { $0 },
@@ -452,5 +469,8 @@ public final class ScrollRun {
             bytesPerS: seconds > 0 ? Double(bytesDownloaded) / seconds : 0,
             cpuUserS: usage.userSeconds, cpuSysS: usage.systemSeconds,
             peakRssMb: ResourceUsage.peakResidentMegabytes(), durationS: seconds)
+        summary.errorsByClass = failedLoads
+        summary.retries = retries
+        return summary
     }
 }

@@ -39,16 +39,20 @@ public final class ImageServer: Sendable {
     public var requestCount: Int { statistics.requests.load(ordering: .relaxed) }
     /// Body bytes written so far.
     public var bytesSent: Int { statistics.bytes.load(ordering: .relaxed) }
+    /// Requests answered and faults injected so far.
+    public var counts: ServerCounts {
+        ServerCounts(requests: requestCount, faults: statistics.faults.withLockedValue { $0 })
+    }
 
     public var baseURL: String { "http://\(host):\(port)" }
 
     /// Binds and starts serving; `port` 0 picks a free ephemeral port.
-    public init(files: ServedFiles, profile: NetworkProfile, seed: UInt64, host: String = "127.0.0.1",
-                port: Int = 0, threads: Int = 1) throws {
+    public init(files: ServedFiles, profile: NetworkProfile, seed: UInt64, faults: ServerFaults = .none,
+                host: String = "127.0.0.1", port: Int = 0, threads: Int = 1) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let statistics = ServerStatistics()
         let link = profile.bandwidthBytesPerSecond.map { SharedLink(bytesPerSecond: $0) }
-        let shaping = ResponseShaping(profile: profile, seed: seed, link: link)
+        let shaping = ResponseShaping(profile: profile, seed: seed, link: link, faults: faults)
         do {
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -82,12 +86,14 @@ public final class ImageServer: Sendable {
 final class ServerStatistics: Sendable {
     let requests = Atomic<Int>(0)
     let bytes = Atomic<Int>(0)
+    let faults = Locked<[ServerFaults.Kind: Int]>([:])
 }
 
 struct ResponseShaping: Sendable {
     let profile: NetworkProfile
     let seed: UInt64
     let link: SharedLink?
+    let faults: ServerFaults
 }
 
 /// Answers GET requests from the served files, shaped by the network profile.
@@ -127,41 +133,93 @@ final class ImageRequestHandler: ChannelInboundHandler {
         }
         let delay = shaping.profile.latency(for: path, seed: shaping.seed)
         let headOnly = head.method == .HEAD
-        if delay <= 0 {
-            send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, context: context)
-            return
+        let attempt = head.headers["X-Imgbench-Attempt"].first.flatMap(Int.init) ?? 1
+        let fault = headOnly ? nil : shaping.faults.fault(path: path, attempt: attempt, seed: shaping.seed)
+        if let fault { statistics.faults.withLockedValue { $0[fault, default: 0] += 1 } }
+        let answer = {
+            if let fault {
+                self.sendFault(fault, file: file, path: path, context: context)
+            } else {
+                self.send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, context: context)
+            }
         }
-        context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
-            self.send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, context: context)
+        if delay <= 0 {
+            answer()
+        } else {
+            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) { answer() }
+        }
+    }
+
+    /// An injected fault instead of the file (see `ServerFaults`).
+    private func sendFault(_ fault: ServerFaults.Kind, file: ServedFiles.File, path: String, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        var half = file.body
+        half = half.readSlice(length: file.body.readableBytes / 2) ?? half
+        switch fault {
+        case .error:
+            let status: HTTPResponseStatus = path.utf8.count % 2 == 0 ? .internalServerError : .serviceUnavailable
+            send(status: status, body: ByteBuffer(string: "\(status.code) \(status.reasonPhrase) (injected)\n"),
+                 contentType: "text/plain", headOnly: false, context: context)
+        case .truncate:
+            writeHead(status: .ok, length: half.readableBytes, contentType: file.contentType, context: context)
+            sendBody(half, context: context) { $0.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil) }
+        case .reset:
+            writeHead(status: .ok, length: file.body.readableBytes, contentType: file.contentType, context: context)
+            sendBody(half, context: context) { context in
+                // The half body reaches the client first (else curl sees a reused connection die
+                // before any data and silently retries); then SO_LINGER 0 makes close() send a
+                // RST, as a crashed server's kernel does.
+                context.flush()
+                let channel = context.channel
+                context.eventLoop.scheduleTask(in: .milliseconds(20)) {
+                    guard let socket = channel as? any SocketOptionProvider else { return channel.close(promise: nil) }
+                    socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+                }
+            }
+        case .stall:
+            writeHead(status: .ok, length: file.body.readableBytes, contentType: file.contentType, context: context)
+            sendBody(half, context: context) { $0.flush() }  // and then nothing: the client's timeouts must act
         }
     }
 
     private func send(status: HTTPResponseStatus, body: ByteBuffer, contentType: String, headOnly: Bool,
                       context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: String(body.readableBytes))
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
-                      promise: nil)
+        writeHead(status: status, length: body.readableBytes, contentType: contentType, context: context)
         if headOnly || body.readableBytes == 0 {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        } else if let link = shaping.link {
+        } else {
+            sendBody(body, context: context) { $0.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil) }
+        }
+    }
+
+    private func writeHead(status: HTTPResponseStatus, length: Int, contentType: String, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "Content-Length", value: String(length))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+                      promise: nil)
+    }
+
+    /// Writes a body, paced through the shared link when there is one, then calls `finish`.
+    private func sendBody(_ body: ByteBuffer, context: ChannelHandlerContext, finish: @escaping (ChannelHandlerContext) -> Void) {
+        if let link = shaping.link {
             context.flush()
-            sendPaced(body, through: link, context: context)
+            sendPaced(body, through: link, context: context, finish: finish)
         } else {
             statistics.bytes.add(body.readableBytes, ordering: .relaxed)
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            finish(context)
         }
     }
 
     /// Sends the body a chunk at a time, each when the shared link has transmitted it. Stops as
     /// soon as the client goes away, so a cancelled download stops costing link time.
-    private func sendPaced(_ remaining: ByteBuffer, through link: SharedLink, context: ChannelHandlerContext) {
+    private func sendPaced(_ remaining: ByteBuffer, through link: SharedLink, context: ChannelHandlerContext,
+                           finish: @escaping (ChannelHandlerContext) -> Void) {
         guard context.channel.isActive else { return }
         var rest = remaining
-        guard let chunk = rest.readSlice(length: min(link.chunkSize, rest.readableBytes)) else { return }
+        guard let chunk = rest.readSlice(length: min(link.chunkSize, rest.readableBytes)) else { return finish(context) }
         let now = MonotonicClock.now()
         let wait = link.reserve(chunk.readableBytes, now: now) - now
         context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(wait))) {
@@ -169,10 +227,10 @@ final class ImageRequestHandler: ChannelInboundHandler {
             self.statistics.bytes.add(chunk.readableBytes, ordering: .relaxed)
             if rest.readableBytes == 0 {
                 context.write(self.wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
-                context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+                finish(context)
             } else {
                 context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
-                self.sendPaced(rest, through: link, context: context)
+                self.sendPaced(rest, through: link, context: context, finish: finish)
             }
         }
     }
