@@ -107,8 +107,11 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(2)
         }
         let results: BenchmarkResults
+        let stop = StopRequest()
+        let trap = SignalTrap(stopping: stop)
+        defer { withExtendedLifetime(trap) {} }
         do {
-            results = try Benchmark.run(plan, observer: TerminalProgress(quiet: quiet))
+            results = try Benchmark.run(plan, observer: TerminalProgress(quiet: quiet), stop: stop)
         } catch {
             FileHandle.standardError.write(Data("imgbench: the run could not be done: \(error)\n".utf8))
             throw ExitCode(2)
@@ -116,6 +119,10 @@ struct RunCommand: ParsableCommand {
         try Reports.write(results, to: directory)
         print(ComparisonTable(results.results).text(bold: isatty(STDOUT_FILENO) == 1))
         print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")
+        if let reason = results.stoppedBy {
+            FileHandle.standardError.write(Data("imgbench: stopped by \(reason): partial results (\(results.results.count) of \(plan.measuredRuns) runs)\n".utf8))
+            throw ExitCode(SignalTrap.exitStatus(for: reason))
+        }
     }
 
     private func makePlan() throws -> BenchmarkPlan {

@@ -56,6 +56,8 @@ public struct RunSummary: Sendable, Equatable {
     public var cpuSysS: Double
     public var peakRssMb: Double
     public var durationS: Double
+    /// The run was stopped early (Ctrl-C): its numbers cover only the part it ran.
+    public var partial = false
 
     public var memoryHitRate: Double { requests > 0 ? Double(memoryHits) / Double(requests) : 0 }
     public var diskHitRate: Double { requests > 0 ? Double(diskHits) / Double(requests) : 0 }
@@ -95,6 +97,7 @@ public struct RunSummary: Sendable, Equatable {
             ("images_decoded", .integer(imagesDecoded)), ("images_per_s", .real(imagesPerS)),
             ("bytes_per_s", .real(bytesPerS)), ("cpu_user_s", .real(cpuUserS)), ("cpu_sys_s", .real(cpuSysS)),
             ("peak_rss_mb", .real(peakRssMb)), ("duration_s", .real(durationS)),
+            ("partial", .integer(partial ? 1 : 0)),
         ]
     }
 }

@@ -8,14 +8,18 @@ public struct MarkdownReport: ReportWriter {
 
     public func render(_ results: BenchmarkResults) throws -> String {
         let settings = results.plan.settings
+        let partial = results.stoppedBy.map {
+            "**Partial results: stopped by \($0) after \(results.results.count) of \(results.plan.measuredRuns) runs; the last run covers only the part it ran.**\n\n"
+        } ?? ""
         return """
         # imgbench report
 
-        \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
+        \(partial)        \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
         network \(settings.network), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_048_576) MB, \
         disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_048_576) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).
-        \(settings.injection == .none ? "" : "**Injected slowdown (a testing aid, not a real measurement): `\(settings.injection)`.**\n")
+        \(settings.injection == .none ? "" : "**Injected slowdown (a testing aid, not a real measurement): `\(settings.injection)`.**\n")\
+        \(settings.faults.isEmpty ? "" : "Server faults injected: `\(settings.faults)`.\n")
         Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, served by the embedded server.
 
         \(ComparisonTable(results.results).markdown)

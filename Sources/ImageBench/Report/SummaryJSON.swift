@@ -63,6 +63,7 @@ public struct SummaryJSON: ReportWriter {
             ] as [String: Any],
             "environment": results.environment.json,
             "runs": runs,
+            "partial": results.partial, "stopped_by": results.stoppedBy ?? NSNull(),
             "aggregate": aggregate,
             "aggregate_method": "median over repeats; 95% percentile bootstrap interval (2000 resamples, seeded)",
         ]

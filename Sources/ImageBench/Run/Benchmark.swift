@@ -22,6 +22,9 @@ public struct BenchmarkPlan: Sendable {
         self.warmups = warmups
     }
 
+    /// Runs that count (warm-ups excluded).
+    public var measuredRuns: Int { strategies.count * concurrencies.count * max(1, repeats) }
+
     /// Cells in run order: warm-ups first, then repeats outermost, so drift over time spreads
     /// across every cell instead of favouring the ones that ran first.
     public var cells: [RunCell] {
@@ -53,12 +56,17 @@ public struct BenchmarkResults: Sendable {
     public let traceSeconds: Double
     public let startedAt: Date
     public let environment: RunEnvironment
+    /// Why the benchmark ended early ("SIGINT"), or nil when every run completed.
+    public var stoppedBy: String? = nil
+
+    public var partial: Bool { stoppedBy != nil }
 }
 
 /// Runs a plan against the embedded server: generates the corpus, starts the server with the
 /// network profile, generates the trace, then runs every cell on that same workload.
 public enum Benchmark {
-    public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil) throws -> BenchmarkResults {
+    public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil,
+                           stop: StopRequest? = nil) throws -> BenchmarkResults {
         let startedAt = Date()
         let settings = plan.settings
         let imageCount = settings.resolvedImageCount
@@ -67,8 +75,13 @@ public enum Benchmark {
             try DiskCacheWorkspace(directory: URL(fileURLWithPath: path), sizeLimit: settings.diskCacheBytes)
         }
         observer?.preparing("generating \(imageCount) images (seed \(settings.seed))")
-        let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed) { done in
+        let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, progress: { done in
             observer?.corpusProgress(done: done, total: imageCount)
+        }, shouldStop: { stop?.isRequested == true })
+        if let stop, stop.isRequested {
+            return BenchmarkResults(plan: plan, results: [], corpusImages: 0, corpusBytes: 0, serverURL: "",
+                                    traceSeconds: 0, startedAt: startedAt, environment: RunEnvironment.capture(),
+                                    stoppedBy: stop.reason)
         }
         let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
                                      seed: settings.seed, faults: settings.faults)
@@ -84,10 +97,10 @@ public enum Benchmark {
 
         let cells = plan.cells
         var results: [RunResult] = []
-        for (index, cell) in cells.enumerated() {
+        for (index, cell) in cells.enumerated() where stop?.isRequested != true {
             observer?.runStarted(cell, index: index, of: cells.count)
             let diskCache = try diskCaches?.cacheForRun(index)
-            let run = ScrollRun(workload: workload, settings: settings, cell: cell, diskCache: diskCache)
+            let run = ScrollRun(workload: workload, settings: settings, cell: cell, diskCache: diskCache, stop: stop)
             let before = server.counts
             var result = run.run { progress in observer?.runProgress(cell, progress) }
             result.server = server.counts - before
@@ -98,7 +111,7 @@ public enum Benchmark {
         return BenchmarkResults(plan: plan, results: results, corpusImages: corpus.images.count,
                                 corpusBytes: corpus.totalBytes, serverURL: server.baseURL,
                                 traceSeconds: workload.trace.duration, startedAt: startedAt,
-                                environment: RunEnvironment.capture())
+                                environment: RunEnvironment.capture(), stoppedBy: stop?.reason)
     }
 
     /// The feed, URLs and trace for a corpus served at `baseURL`.

@@ -86,6 +86,7 @@ public final class ScrollRun {
 
     private var cancelledQueued = 0, cancelledInflightCount = 0, wasted = 0
     private var prefetchLoads = 0, prefetchCancelled = 0
+    private let stop: StopRequest?
     private var bytesDownloaded = 0, bytesWasted = 0, retries = 0
     /// Loads that failed, by class, whether or not a row still wanted the image.
     private var failedLoads: [ErrorClass: Int] = [:]
@@ -96,7 +97,8 @@ public final class ScrollRun {
 
     /// `transport` replaces the one `settings` names (tests wrap it to watch the traffic).
     public init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
-                transport: (any Transport)? = nil) {
+                transport: (any Transport)? = nil, stop: StopRequest? = nil) {
+        self.stop = stop
         self.workload = workload
         self.settings = settings
         self.cell = cell
@@ -123,8 +125,13 @@ public final class ScrollRun {
         var downward = true
         var lastProgress: UInt64 = 0
 
+        var partial = false
         while true {
             MonotonicClock.sleep(until: start + UInt64(frame) * frameNanoseconds)
+            if stop?.isRequested == true {
+                partial = true
+                break
+            }
             var workStart = MonotonicClock.now()
             // Woken more than a frame late (a busy machine): the vsyncs in between are gone, and
             // this work belongs to the frame now on screen.
@@ -177,8 +184,9 @@ public final class ScrollRun {
         let end = MonotonicClock.now()
         finishOutstandingLoads()
         let usage = ResourceUsage.now() - usageBefore
-        return RunResult(cell: cell, summary: summarize(duration: end - start, usage: usage), requests: requests,
-                         latency: latency, stages: stageHistograms)
+        var summary = summarize(duration: end - start, usage: usage)
+        summary.partial = partial
+        return RunResult(cell: cell, summary: summary, requests: requests, latency: latency, stages: stageHistograms)
     }
 
     // MARK: - cellForRow and friends

@@ -26,17 +26,19 @@ public struct ImageCorpus: Sendable {
     public subscript(id: Int) -> CorpusImage { images[id] }
 
     /// Generates `count` images on all cores. `progress` is called with the number done so far.
-    public static func generate(count: Int, seed: UInt64,
-                                progress: (@Sendable (Int) -> Void)? = nil) -> ImageCorpus {
+    /// `shouldStop` ends generation early (Ctrl-C); the corpus then lacks the images not made.
+    public static func generate(count: Int, seed: UInt64, progress: (@Sendable (Int) -> Void)? = nil,
+                                shouldStop: (@Sendable () -> Bool)? = nil) -> ImageCorpus {
         let results = Locked<[CorpusImage?]>(Array(repeating: nil, count: count))
         let done = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: count) { id in
+            if shouldStop?() == true { return }
             let image = makeImage(id: id, seed: seed)
             results.withLockedValue { $0[id] = image }
             let finished = done.add(1, ordering: .relaxed).newValue
             if finished % 50 == 0 || finished == count { progress?(finished) }
         }
-        return ImageCorpus(seed: seed, images: results.withLockedValue { $0.map { $0! } })
+        return ImageCorpus(seed: seed, images: results.withLockedValue { $0.compactMap { $0 } })
     }
 
     static func makeImage(id: Int, seed: UInt64) -> CorpusImage {
