@@ -20,8 +20,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "HTTP transport: blocking (an easy handle per worker) or multi (curl multi on one thread).")
     var transport = TransportKind.blocking.rawValue
 
-    @Option(help: "Network profile: loopback, wifi, lte, 3g, edge, or latency=80ms,jitter=20ms,bandwidth=2MB/s.")
-    var network = "wifi"
+    @Option(help: "Network profile of the embedded server: loopback, wifi (default), lte, 3g, edge, or latency=80ms,jitter=20ms,bandwidth=2MB/s.")
+    var network: String?
+
+    @Option(help: "Images from elsewhere: a URL template with {id} or {row} (http://host/img/{id}.jpg), or a manifest file (.json, .csv, .plist).")
+    var source: String?
 
     @Option(help: "Scroll profile: \(ScrollProfile.allCases.map(\.rawValue).joined(separator: ", ")).")
     var scroll = ScrollProfile.fling.rawValue
@@ -119,6 +122,10 @@ struct RunCommand: ParsableCommand {
         try Reports.write(results, to: directory)
         print(ComparisonTable(results.results).text(bold: isatty(STDOUT_FILENO) == 1))
         print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")
+        if let reason = results.nothingLoaded {
+            FileHandle.standardError.write(Data("imgbench: \(reason)\n".utf8))
+            throw ExitCode(2)
+        }
         if let reason = results.stoppedBy {
             FileHandle.standardError.write(Data("imgbench: stopped by \(reason): partial results (\(results.results.count) of \(plan.measuredRuns) runs)\n".utf8))
             throw ExitCode(SignalTrap.exitStatus(for: reason))
@@ -137,9 +144,21 @@ struct RunCommand: ParsableCommand {
         settings.cancelPolicy = try Self.parse(cancel, as: CancelPolicy.self, flag: "--cancel")
         settings.transport = try Self.parse(transport, as: TransportKind.self, flag: "--transport")
         do {
-            settings.network = try NetworkProfile(parsing: network)
+            settings.network = try NetworkProfile(parsing: network ?? "wifi")
         } catch {
             throw ValidationError("--network: \(error)")
+        }
+        if let source {
+            do {
+                settings.source = try ImageSource(parsing: source)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            for (flag, given) in [("--network", network != nil), ("--faults", faults != nil)] where given {
+                throw ValidationError("\(flag) shapes the embedded server; a --source server is used as it is")
+            }
+            // Not shaped by imgbench: whatever the real network and server do.
+            settings.network = NetworkProfile(name: "source", latencyMilliseconds: 0, jitterMilliseconds: 0, bandwidthBytesPerSecond: nil)
         }
         settings.coalesce = coalesce
         if let inject {

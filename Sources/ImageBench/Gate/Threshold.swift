@@ -30,7 +30,8 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         for name in ["latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
                      "never_displayed", "placeholder_ratio", "hitch_ms_per_s", "main_busy_ms_per_s", "dropped_frames",
                      "errors", "bytes_downloaded", "bytes_wasted", "wasted_completions", "network_fetches",
-                     "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s", "disk_discarded", "memory_evictions"] {
+                     "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s", "disk_discarded", "memory_evictions",
+                     "retries", "decode_warnings"] {
             table[name] = .lowerIsBetter
         }
         for name in ["memory_hit_rate", "disk_hit_rate", "displayed", "images_per_s", "bytes_per_s", "bytes_saved",

@@ -42,6 +42,7 @@ public struct RequestRecord: Sendable, Codable {
     /// For the request that started a network load: the load's stages, bytes and cancellation.
     public var stages: StageTimes?
     public var bytes: Int = 0
+    public var decodeWarnings = 0
     public var cancel: CancelKind = .none
     public var errorClass: ErrorClass?
     public var errorMessage: String?

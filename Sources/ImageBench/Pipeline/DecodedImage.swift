@@ -20,6 +20,9 @@ public struct DecodedImage: Sendable, Equatable {
     /// is proportional to.
     public let sourceSize: PixelSize
     public var pixels: [UInt8]
+    /// Recoverable damage the decoder worked around (libjpeg's warnings: a truncated scan, bad
+    /// Huffman data); the pixels are still shown, gray where data was missing.
+    public var warnings = 0
 
     public init(size: PixelSize, pixels: [UInt8], sourceSize: PixelSize? = nil) {
         precondition(pixels.count == size.pixelCount * 4, "RGBA buffer does not match \(size)")

@@ -93,6 +93,8 @@ public struct LoadCompletion: Sendable {
     public let finishedAt: UInt64
     /// Fetch attempts made (1 without retries; 1 for a disk hit).
     public var attempts = 1
+    /// The decoder's warnings: damage it worked around.
+    public var decodeWarnings = 0
 }
 
 /// What one load needs to know about its image.
@@ -229,11 +231,13 @@ public struct ImagePipeline: Sendable {
                          id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64,
                          attempts: Int = 1, fullSize: Bool = false) -> Output {
         var stages = initial
+        var decodeWarnings = 0
         func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0, store: [UInt8]? = nil) -> Output {
             token.finish()
             let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
                                             bytesReceived: source == .network ? bytes : 0, sourcePixels: pixels,
-                                            finishedAt: MonotonicClock.now(), attempts: attempts)
+                                            finishedAt: MonotonicClock.now(), attempts: attempts,
+                                            decodeWarnings: decodeWarnings)
             return Output(completion: completion, bytesToStore: store)
         }
         // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
@@ -256,6 +260,7 @@ public struct ImagePipeline: Sendable {
         var image: DecodedImage
         do {
             let decoded = try decoder.decode(result.bytes, targetSize: fullSize ? nil : targetSize, limits: decodeLimits)
+            decodeWarnings = decoded.warnings
             // The naive path filters the full-size bitmap and scales afterwards, as the tutorials'
             // beautify step does; the pipeline scales first.
             image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)

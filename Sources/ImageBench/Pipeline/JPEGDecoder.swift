@@ -31,8 +31,9 @@ public struct JPEGDecoder: ImageDecoding {
             }
         }
         try Self.check(status, message)
-        // libjpeg's warnings (recoverable damage) are dropped for now: the pixels still display.
-        return DecodedImage(size: size, pixels: pixels, sourceSize: sourceSize)
+        var image = DecodedImage(size: size, pixels: pixels, sourceSize: sourceSize)
+        image.warnings = Int(warnings)
+        return image
     }
 
     /// The largest libjpeg scale 1/d (d in 1, 2, 4, 8) that still yields at least the target size,

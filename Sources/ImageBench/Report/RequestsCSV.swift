@@ -9,7 +9,7 @@ public struct RequestsCSV: ReportWriter {
         "strategy", "concurrency", "repeat", "request", "row", "image", "url", "source", "outcome",
         "visible_frame", "display_frame", "latency_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
-        "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "error_class", "error",
+        "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error",
     ]
 
     public init() {}
@@ -28,7 +28,7 @@ public struct RequestsCSV: ReportWriter {
                     request.displayedSize.map { String($0.width) } ?? "", request.displayedSize.map { String($0.height) } ?? "",
                     request.cancel.rawValue, String(request.bytes), ms(stages?.queueWait), ms(stages?.diskRead),
                     ms(stages?.timeToFirstByte), ms(stages?.transfer),
-                    ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery),
+                    ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery), String(request.decodeWarnings),
                     request.errorClass?.rawValue ?? "", request.errorMessage ?? "",
                 ])
             }

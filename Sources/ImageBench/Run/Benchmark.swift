@@ -60,34 +60,61 @@ public struct BenchmarkResults: Sendable {
     public var stoppedBy: String? = nil
 
     public var partial: Bool { stoppedBy != nil }
+
+    /// When no run displayed a single image and there were errors: why, for exit status 2.
+    public var nothingLoaded: String? {
+        guard !results.isEmpty, results.allSatisfy({ $0.summary.displayed == 0 }) else { return nil }
+        let failures = results.flatMap(\.requests).filter { $0.outcome == .error }
+        guard let first = failures.first else { return nil }
+        var classes: [ErrorClass: Int] = [:]
+        for failure in failures { if let errorClass = failure.errorClass { classes[errorClass, default: 0] += 1 } }
+        let summary = classes.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+        return "no image could be loaded (\(summary)); first: \(first.url): \(first.errorMessage ?? "?")"
+    }
 }
 
-/// Runs a plan against the embedded server: generates the corpus, starts the server with the
-/// network profile, generates the trace, then runs every cell on that same workload.
+/// Why a benchmark could not be done at all (exit 2).
+public struct BenchmarkError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// Runs a plan: prepares the workload (for the embedded source: generates the corpus and starts
+/// the server with the network profile; for a URL template or manifest: checks the first URL
+/// answers), generates the trace, then runs every cell on that same workload.
 public enum Benchmark {
     public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil,
                            stop: StopRequest? = nil) throws -> BenchmarkResults {
         let startedAt = Date()
         let settings = plan.settings
-        let imageCount = settings.resolvedImageCount
         // Checked before any work: an unusable cache directory fails the run at once.
         let diskCaches = try settings.diskCacheDirectory.map { path throws(DiskCache.OpenError) in
             try DiskCacheWorkspace(directory: URL(fileURLWithPath: path), sizeLimit: settings.diskCacheBytes)
         }
-        observer?.preparing("generating \(imageCount) images (seed \(settings.seed))")
-        let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, progress: { done in
-            observer?.corpusProgress(done: done, total: imageCount)
-        }, shouldStop: { stop?.isRequested == true })
-        if let stop, stop.isRequested {
-            return BenchmarkResults(plan: plan, results: [], corpusImages: 0, corpusBytes: 0, serverURL: "",
-                                    traceSeconds: 0, startedAt: startedAt, environment: RunEnvironment.capture(),
-                                    stoppedBy: stop.reason)
+        let stopped = BenchmarkResults(plan: plan, results: [], corpusImages: 0, corpusBytes: 0, serverURL: "",
+                                       traceSeconds: 0, startedAt: startedAt, environment: RunEnvironment.capture(),
+                                       stoppedBy: stop?.reason)
+        let workload: Workload, server: ImageServer?, corpusBytes: Int
+        if case .embedded = settings.source {
+            let imageCount = settings.resolvedImageCount
+            observer?.preparing("generating \(imageCount) images (seed \(settings.seed))")
+            let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, progress: { done in
+                observer?.corpusProgress(done: done, total: imageCount)
+            }, shouldStop: { stop?.isRequested == true })
+            if stop?.isRequested == true { return stopped }
+            let embedded = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
+                                           seed: settings.seed, faults: settings.faults)
+            observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(embedded.baseURL), network \(settings.network)")
+            workload = makeWorkload(settings: settings, corpus: corpus, baseURL: embedded.baseURL)
+            server = embedded
+            corpusBytes = corpus.totalBytes
+        } else {
+            workload = makeWorkload(settings: settings)
+            server = nil
+            corpusBytes = workload.images.reduce(0) { $0 + ($1.expectedBytes ?? 0) }
+            observer?.preparing("source \(settings.source.description): \(workload.images.count) images for \(settings.rows) rows")
+            try preflight(workload.images[workload.feed.imageForRow[0]].url, limits: settings.fetchLimits)
         }
-        let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
-                                     seed: settings.seed, faults: settings.faults)
-        defer { server.shutdown() }
-        observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(server.baseURL), network \(settings.network)")
-        let workload = makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL)
+        defer { server?.shutdown() }
         if !settings.faults.isEmpty { observer?.preparing("server faults: \(settings.faults) (deterministic by seed)") }
         if settings.injection != .none {
             observer?.preparing("INJECTED SLOWDOWN (testing aid): \(settings.injection)")
@@ -101,17 +128,35 @@ public enum Benchmark {
             observer?.runStarted(cell, index: index, of: cells.count)
             let diskCache = try diskCaches?.cacheForRun(index)
             let run = ScrollRun(workload: workload, settings: settings, cell: cell, diskCache: diskCache, stop: stop)
-            let before = server.counts
+            let before = server?.counts
             var result = run.run { progress in observer?.runProgress(cell, progress) }
-            result.server = server.counts - before
+            if let server, let before { result.server = server.counts - before }
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
             if cell.repetition > 0 { results.append(result) }
         }
-        return BenchmarkResults(plan: plan, results: results, corpusImages: corpus.images.count,
-                                corpusBytes: corpus.totalBytes, serverURL: server.baseURL,
+        return BenchmarkResults(plan: plan, results: results, corpusImages: workload.images.count,
+                                corpusBytes: corpusBytes, serverURL: server?.baseURL ?? settings.source.description,
                                 traceSeconds: workload.trace.duration, startedAt: startedAt,
                                 environment: RunEnvironment.capture(), stoppedBy: stop?.reason)
+    }
+
+    /// A source nothing answers at is a benchmark that cannot be done: fail in seconds, with the
+    /// reason, rather than scroll a whole trace of connection errors. Any HTTP answer will do
+    /// (one missing image is a measurement, not a dead source).
+    static func preflight(_ url: String, limits: FetchLimits) throws(BenchmarkError) {
+        var quick = limits
+        quick.timeoutMilliseconds = min(limits.timeoutMilliseconds, 5_000)
+        do {
+            _ = try CurlFetcher(limits: quick).fetch(url, expectedBytes: nil, token: LoadToken())
+        } catch {
+            switch error {
+            case .httpStatus, .tooLarge: return
+            case .timeout: throw BenchmarkError(description: "\(url) did not answer within \(quick.timeoutMilliseconds / 1000) s")
+            case .connection(let reason): throw BenchmarkError(description: "cannot reach \(url): \(reason)")
+            case .cancelled: return
+            }
+        }
     }
 
     /// The feed, URLs and trace for a corpus served at `baseURL`.
@@ -121,6 +166,36 @@ public enum Benchmark {
             ImageReference(url: "\(baseURL)/\($0.path)", cacheKey: "imgbench-corpus/seed-\(settings.seed)/\($0.path)",
                            expectedBytes: $0.bytes.count, sourcePixels: $0.size.pixelCount)
         }
+        return workload(settings: settings, feed: feed, images: images)
+    }
+
+    /// The feed, URLs and trace for a URL template or a manifest. Sizes are known only where the
+    /// manifest gives them.
+    public static func makeWorkload(settings: RunSettings) -> Workload {
+        switch settings.source {
+        case .embedded:
+            preconditionFailure("the embedded source needs its corpus")
+        case .template(let template) where template.contains("{row}"):
+            let images = (0..<settings.rows).map { row in
+                ImageReference(url: template.replacingOccurrences(of: "{row}", with: String(row))
+                                   .replacingOccurrences(of: "{id}", with: String(row)), expectedBytes: nil, sourcePixels: nil)
+            }
+            return workload(settings: settings, feed: Feed(imageForRow: Array(0..<settings.rows), imageCount: settings.rows),
+                            images: images)
+        case .template(let template):
+            let count = settings.resolvedImageCount
+            let images = (0..<count).map {
+                ImageReference(url: template.replacingOccurrences(of: "{id}", with: String($0)), expectedBytes: nil, sourcePixels: nil)
+            }
+            return workload(settings: settings, feed: Feed(rows: settings.rows, imageCount: count, seed: settings.seed), images: images)
+        case .manifest(_, let entries):
+            let images = entries.map { ImageReference(url: $0.url, expectedBytes: $0.bytes, sourcePixels: nil) }
+            return workload(settings: settings, feed: Feed(rows: settings.rows, imageCount: images.count, seed: settings.seed),
+                            images: images)
+        }
+    }
+
+    private static func workload(settings: RunSettings, feed: Feed, images: [ImageReference]) -> Workload {
         let viewport = Viewport(rowCount: settings.rows)
         let trace = ScrollTrace.generate(profile: settings.scroll, viewport: viewport, fps: settings.fps, seed: settings.seed)
         return Workload(feed: feed, images: images, viewport: viewport, trace: trace)

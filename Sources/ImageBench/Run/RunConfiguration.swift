@@ -41,6 +41,8 @@ public struct RunSettings: Sendable, Equatable {
     public var decodeLimits = DecodeLimits()
     /// A testing aid: slow a stage down on purpose (`--inject`).
     public var injection = FaultInjection.none
+    /// Where the images come from (`--source`).
+    public var source = ImageSource.embedded
     /// Faults the embedded server injects (`--faults`).
     public var faults = ServerFaults.none
     /// Retries of failed fetches (`--retries`).

@@ -87,7 +87,7 @@ public final class ScrollRun {
     private var cancelledQueued = 0, cancelledInflightCount = 0, wasted = 0
     private var prefetchLoads = 0, prefetchCancelled = 0
     private let stop: StopRequest?
-    private var bytesDownloaded = 0, bytesWasted = 0, retries = 0
+    private var bytesDownloaded = 0, bytesWasted = 0, retries = 0, decodeWarnings = 0
     /// Loads that failed, by class, whether or not a row still wanted the image.
     private var failedLoads: [ErrorClass: Int] = [:]
     private var imagesDecoded = 0, decodedPixels = 0
@@ -400,6 +400,7 @@ public final class ScrollRun {
     private func account(_ completion: LoadCompletion) {
         bytesDownloaded += completion.bytesReceived
         retries += completion.attempts - 1
+        decodeWarnings += completion.decodeWarnings
         if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
         if case .image = completion.outcome {
             imagesDecoded += 1
@@ -413,6 +414,7 @@ public final class ScrollRun {
         stages.delivery = now - min(now, completion.finishedAt)
         requests[id].stages = stages
         requests[id].bytes = completion.bytesReceived
+        requests[id].decodeWarnings = completion.decodeWarnings
     }
 
     /// The run is over: cancel what is still loading (not counted as policy savings), wait for
@@ -479,6 +481,7 @@ public final class ScrollRun {
             peakRssMb: ResourceUsage.peakResidentMegabytes(), durationS: seconds)
         summary.errorsByClass = failedLoads
         summary.retries = retries
+        summary.decodeWarnings = decodeWarnings
         return summary
     }
 }

@@ -39,5 +39,12 @@ public struct Feed: Sendable {
         }
         self.imageCount = imageCount
     }
+
+    /// A feed whose rows show given images, e.g. one image per row for a `{row}` URL template.
+    public init(imageForRow: [Int], imageCount: Int) {
+        precondition(!imageForRow.isEmpty && imageForRow.allSatisfy { (0..<imageCount).contains($0) })
+        self.imageForRow = imageForRow
+        self.imageCount = imageCount
+    }
 }
 

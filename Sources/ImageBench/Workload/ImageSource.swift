@@ -1,0 +1,172 @@
+import Foundation
+
+/// Where the feed's images come from (`--source`).
+public enum ImageSource: Sendable, Equatable {
+    /// The generated corpus on the embedded server, shaped by the network profile (the default).
+    case embedded
+    /// A URL template: `{id}` is the image (images repeat down the feed with the usual skew),
+    /// `{row}` the row (every row its own image).
+    case template(String)
+    /// The images a manifest file lists, in its order; rows draw from them with the usual skew.
+    case manifest(path: String, entries: [ManifestEntry])
+
+    public struct ParseError: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    /// `--source VALUE`: a URL (a template) or a manifest file (.json, .csv, .plist).
+    public init(parsing value: String) throws(ParseError) {
+        if value.contains("://") {
+            guard value.contains("{id}") || value.contains("{row}") else {
+                throw ParseError(description: "--source '\(value)': a URL template needs {id} (the image) or {row} (the row)")
+            }
+            guard let url = URL(string: value.replacingOccurrences(of: "{id}", with: "0").replacingOccurrences(of: "{row}", with: "0")),
+                  ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ParseError(description: "--source '\(value)': not an http(s) URL template")
+            }
+            self = .template(value)
+            return
+        }
+        guard let data = FileManager.default.contents(atPath: value) else {
+            throw ParseError(description: "--source '\(value)': no such manifest file (or give a URL template with {id})")
+        }
+        do {
+            self = .manifest(path: value, entries: try Manifest.parse(data, name: value))
+        } catch {
+            throw ParseError(description: "--source \(error.description)")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .embedded: "the embedded server"
+        case .template(let template): template
+        case .manifest(let path, let entries): "\(path) (\(entries.count) URLs)"
+        }
+    }
+}
+
+/// One image a manifest lists.
+public struct ManifestEntry: Sendable, Equatable {
+    public let url: String
+    /// The body size, when the manifest gives it (used for the savings of cancelled loads).
+    public let bytes: Int?
+
+    public init(url: String, bytes: Int? = nil) {
+        self.url = url
+        self.bytes = bytes
+    }
+}
+
+/// Manifest files: a JSON array of URLs or of objects with `url` (and optional `bytes` or
+/// `size`); a CSV file with a `url` column (and optional `bytes`/`size`); or a property list
+/// array of URL strings or dictionaries, like the classic apps.plist. Errors name the file and
+/// the line.
+public enum Manifest {
+    public struct ParseError: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    public static func parse(_ data: Data, name: String) throws(ParseError) -> [ManifestEntry] {
+        let text = String(decoding: data, as: UTF8.self)
+        let trimmed = text.drop { $0.isWhitespace }
+        let entries: [ManifestEntry]
+        if name.lowercased().hasSuffix(".plist") || trimmed.hasPrefix("<?xml") || trimmed.hasPrefix("<plist") || data.starts(with: Array("bplist".utf8)) {
+            entries = try plist(data, name: name)
+        } else if name.lowercased().hasSuffix(".json") || trimmed.hasPrefix("[") {
+            entries = try json(data, text: text, name: name)
+        } else {
+            entries = try csv(text, name: name)
+        }
+        guard !entries.isEmpty else { throw ParseError(description: "\(name): the manifest lists no URLs") }
+        return entries
+    }
+
+    static func json(_ data: Data, text: String, name: String) throws(ParseError) -> [ManifestEntry] {
+        let document: Any
+        do {
+            document = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            // Foundation names a character offset; people and editors want a line.
+            var place = name
+            if let range = detail.range(of: #"character \d+"#, options: .regularExpression),
+               let offset = Int(detail[range].dropFirst("character ".count)) {
+                place += ":\(data.prefix(offset).count { $0 == UInt8(ascii: "\n") } + 1)"
+            }
+            throw ParseError(description: "\(place): not valid JSON: \(detail)")
+        }
+        guard let array = document as? [Any] else { throw ParseError(description: "\(name):1: expected a JSON array of URLs") }
+        return try array.enumerated().map { index, element throws(ParseError) in
+            let place = line(of: element, in: text).map { "\(name):\($0)" } ?? "\(name): element \(index + 1)"
+            return try entry(element, place: place)
+        }
+    }
+
+    static func plist(_ data: Data, name: String) throws(ParseError) -> [ManifestEntry] {
+        guard let array = (try? PropertyListSerialization.propertyList(from: data, format: nil)) as? [Any] else {
+            throw ParseError(description: "\(name): not a property list array")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        return try array.enumerated().map { index, element throws(ParseError) in
+            let place = line(of: element, in: text).map { "\(name):\($0)" } ?? "\(name): element \(index + 1)"
+            return try entry(element, place: place)
+        }
+    }
+
+    static func csv(_ text: String, name: String) throws(ParseError) -> [ManifestEntry] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        guard let headerLine = lines.first, !headerLine.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ParseError(description: "\(name):1: expected a CSV header with a url column")
+        }
+        let header = CSVTable.parse(String(headerLine)).first?.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? []
+        guard let urlColumn = header.firstIndex(of: "url") else {
+            throw ParseError(description: "\(name):1: the CSV header has no url column (got: \(header.joined(separator: ", ")))")
+        }
+        let sizeColumn = header.firstIndex(of: "bytes") ?? header.firstIndex(of: "size")
+        var entries: [ManifestEntry] = []
+        for (index, line) in lines.enumerated().dropFirst() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            let place = "\(name):\(index + 1)"
+            let fields = CSVTable.parse(String(line)).first ?? []
+            guard fields.count == header.count else {
+                throw ParseError(description: "\(place): \(fields.count) fields where the header has \(header.count)")
+            }
+            var bytes: Int?
+            if let sizeColumn, !fields[sizeColumn].isEmpty {
+                guard let value = Int(fields[sizeColumn]), value >= 0 else {
+                    throw ParseError(description: "\(place): size '\(fields[sizeColumn])' is not a whole number of bytes")
+                }
+                bytes = value
+            }
+            entries.append(ManifestEntry(url: try checked(fields[urlColumn], place: place), bytes: bytes))
+        }
+        return entries
+    }
+
+    static func entry(_ element: Any, place: String) throws(ParseError) -> ManifestEntry {
+        if let url = element as? String { return ManifestEntry(url: try checked(url, place: place)) }
+        guard let object = element as? [String: Any], let url = object["url"] as? String else {
+            throw ParseError(description: "\(place): expected a URL string or an object with a \"url\"")
+        }
+        let size = object["bytes"] ?? object["size"]
+        guard size == nil || (size as? Int).map({ $0 >= 0 }) == true else {
+            throw ParseError(description: "\(place): size is not a whole number of bytes")
+        }
+        return ManifestEntry(url: try checked(url, place: place), bytes: size as? Int)
+    }
+
+    static func checked(_ text: String, place: String) throws(ParseError) -> String {
+        let url = text.trimmingCharacters(in: .whitespaces)
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+            throw ParseError(description: "\(place): '\(url)' is not an http(s) URL")
+        }
+        return url
+    }
+
+    /// The 1-based line where an element's URL first appears, for messages.
+    static func line(of element: Any, in text: String) -> Int? {
+        let needle = (element as? String) ?? ((element as? [String: Any])?["url"] as? String) ?? "\(element)"
+        guard !needle.isEmpty, let range = text.range(of: needle) else { return nil }
+        return text[..<range.lowerBound].count { $0 == "\n" } + 1
+    }
+}

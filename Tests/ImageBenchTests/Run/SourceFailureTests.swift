@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// Sources that go away: a server killed mid-run, and one that was never there.
+@Suite("Sources that fail", .serialized)
+struct SourceFailureTests {
+    @Test("nginx killed mid-run: the run completes with connection errors counted, writes its reports, exits 0")
+    func serverKilledMidRun() async throws {
+        try await onOwnThread {
+            let root = try Fixtures.temporaryDirectory("killed-source")
+            defer { try? FileManager.default.removeItem(at: root) }
+            let www = root.appendingPathComponent("www")
+            try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+            let size = PixelSize(width: 320, height: 240)
+            try Data(try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: 4), size: size, channels: 3))
+                .write(to: www.appendingPathComponent("photo.jpg"))
+            // Every row its own URL, all answered with the same file.
+            let nginx = try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
+            let out = root.appendingPathComponent("results")
+            let log = root.appendingPathComponent("stderr.log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            let process = Process()
+            process.executableURL = KilledProcessTests.executable
+            process.arguments = ["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "1500", "--strategies", "threads",
+                                 "--out", out.path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("scroll trace") {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            Thread.sleep(forTimeInterval: 2)
+            nginx.kill()
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 0, "\(stderr)")
+            let run = try #require(try ResultsDirectory(path: out.path).runs.first)
+            #expect(Int(run["displayed"] ?? "") ?? 0 > 0)
+            #expect(Int(run["errors_connection"] ?? "") ?? 0 > 0, "\(run)")
+            #expect(Int(run["rows_visited"] ?? "") == 1500)  // it kept scrolling to the end
+            for file in Reports.all.map(\.fileName) {
+                #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file)")
+            }
+        }
+    }
+
+    @Test("a source where nothing listens: exit 2 with the reason, in seconds")
+    func nothingListens() async throws {
+        try await onOwnThread {
+            let port = try Nginx.freePort()
+            let out = try Fixtures.temporaryDirectory("nothing-listens")
+            defer { try? FileManager.default.removeItem(at: out) }
+            let started = Date()
+            let run = try GateRunTests.imgbench(["--source", "http://127.0.0.1:\(port)/img/{id}.jpg", "--rows", "500",
+                                                 "--out", out.path])
+            #expect(run.status == 2, "\(run.output)")
+            #expect(run.output.contains("cannot reach http://127.0.0.1:\(port)/img/"), "\(run.output)")
+            #expect(Date().timeIntervalSince(started) < 10)
+        }
+    }
+}
