@@ -8,21 +8,11 @@ import Testing
 struct InterruptTests {
     static func interrupt(with signal: Int32) throws -> (status: Int32, summary: [String: Any], seconds: Double) {
         let output = try Fixtures.temporaryDirectory("interrupted")
-        let log = output.appendingPathComponent("stderr.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = KilledProcessTests.executable
-        process.arguments = ["--rows", "5000", "--images", "60", "--strategies", "threads,gcd", "--network", "loopback",
-                             "--out", output.appendingPathComponent("results").path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
-        // Wait until scrolling has begun (the progress names the trace), then a little more.
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("scroll trace") {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        Thread.sleep(forTimeInterval: 1.5)
+        let run = try BackgroundRun(["--rows", "5000", "--images", "60", "--strategies", "threads,gcd", "--network", "loopback",
+                                     "--out", output.appendingPathComponent("results").path],
+                                    log: output.appendingPathComponent("stderr.log"))
+        let process = run.process
+        run.waitUntilScrolling(thenFor: 1.5)
         let sent = Date()
         kill(process.processIdentifier, signal)
         process.waitUntilExit()

@@ -18,24 +18,13 @@ struct SourceFailureTests {
             // Every row its own URL, all answered with the same file.
             let nginx = try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
             let out = root.appendingPathComponent("results")
-            let log = root.appendingPathComponent("stderr.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
-            let process = Process()
-            process.executableURL = KilledProcessTests.executable
-            process.arguments = ["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "1500", "--strategies", "threads",
-                                 "--out", out.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: log)
-            try process.run()
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline, !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("scroll trace") {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            Thread.sleep(forTimeInterval: 2)
+            let imgbench = try BackgroundRun(["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "1500", "--strategies", "threads",
+                                         "--out", out.path], log: root.appendingPathComponent("stderr.log"))
+            let process = imgbench.process
+            imgbench.waitUntilScrolling(thenFor: 2)
             nginx.kill()
             process.waitUntilExit()
-            let stderr = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            #expect(process.terminationStatus == 0, "\(stderr)")
+            #expect(process.terminationStatus == 0, "\(imgbench.output)")
             let run = try #require(try ResultsDirectory(path: out.path).runs.first)
             #expect(Int(run["displayed"] ?? "") ?? 0 > 0)
             #expect(Int(run["errors_connection"] ?? "") ?? 0 > 0, "\(run)")

@@ -46,3 +46,31 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
+
+/// The imgbench binary started in the background, its progress going to a log file, for tests
+/// that act on a run in progress (signals, killing its server).
+struct BackgroundRun {
+    let process = Process()
+    let log: URL
+
+    init(_ arguments: [String], log: URL) throws {
+        self.log = log
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = KilledProcessTests.executable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+    }
+
+    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    /// Returns once scrolling has begun (the progress names the trace) and `seconds` more passed.
+    func waitUntilScrolling(thenFor seconds: Double) {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, process.isRunning, !output.contains("scroll trace") {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Thread.sleep(forTimeInterval: seconds)
+    }
+}
