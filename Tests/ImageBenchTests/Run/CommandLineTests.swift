@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// Bad command lines and manifests through the real binary: one line naming the problem, exit
+/// 64, nothing run. Unusable output directories: exit 2 before any work.
+@Suite("Command-line errors")
+struct CommandLineTests {
+    static func stderrLines(_ output: String) -> [String] {
+        output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+
+    @Test("bad flags and a bad manifest line: one line naming the problem, exit 64")
+    func usageErrors() async throws {
+        let directory = try Fixtures.temporaryDirectory("usage")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let manifest = directory.appendingPathComponent("feed.csv")
+        try "url,bytes\nhttp://127.0.0.1:9/a.jpg,100\nhttp://127.0.0.1:9/b.jpg,lots\n".write(to: manifest, atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["--rows", "abc"], "--rows"),
+            (["--rows", "0"], "--rows"),
+            (["--concurrency", "0"], "--concurrency"),
+            (["--strategies", "bogus"], "bogus"),
+            (["--network", "nonsense"], "nonsense"),
+            (["--faults", "explode=5%"], "explode"),
+            (["--source", manifest.path], "feed.csv:3"),
+            (["gate", "--baseline", directory.path, "--threshold", "latency_p59_ms +5%"], "latency_p59_ms"),
+        ]
+        try await onOwnThread {
+            for (arguments, named) in cases {
+                let run = try GateRunTests.imgbench(arguments + ["--out", directory.appendingPathComponent("never").path])
+                let lines = Self.stderrLines(run.output)
+                #expect(run.status == 64, "\(arguments): \(run.output)")
+                #expect(lines.count == 1 && lines[0].hasPrefix("imgbench: ") && lines[0].contains(named), "\(arguments): \(lines)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("never").path))
+    }
+
+    @Test("an --out or --disk-cache that cannot be written fails with exit 2 before the run")
+    func unwritableDirectories() async throws {
+        let directory = try Fixtures.temporaryDirectory("unwritable")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a-file")
+        try "not a directory".write(to: file, atomically: true, encoding: .utf8)
+        try await onOwnThread {
+            // Under a regular file: no directory can be made there, whoever runs the test (root too).
+            let out = try GateRunTests.imgbench(["--rows", "50", "--out", file.appendingPathComponent("results").path])
+            #expect(out.status == 2 && out.output.contains("cannot write results to"), "\(out.output)")
+            #expect(!out.output.contains("generating"), "the run must not start")
+            let cache = try GateRunTests.imgbench(["--rows", "50", "--disk-cache", file.appendingPathComponent("cache").path,
+                                                   "--out", directory.appendingPathComponent("results").path])
+            #expect(cache.status == 2 && cache.output.contains(file.appendingPathComponent("cache").path), "\(cache.output)")
+            #expect(!cache.output.contains("generating"), "the run must not start")
+        }
+    }
+}
