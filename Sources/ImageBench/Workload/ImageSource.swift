@@ -115,7 +115,8 @@ public enum Manifest {
     }
 
     static func csv(_ text: String, name: String) throws(ParseError) -> [ManifestEntry] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // "\r\n" is one Character in Swift, and a newline: this splits LF and CRLF files alike.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         guard let headerLine = lines.first, !headerLine.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ParseError(description: "\(name):1: expected a CSV header with a url column")
         }

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("Sources: URL templates and manifests")
+struct SourceTests {
+    static func parse(_ text: String, name: String) throws(Manifest.ParseError) -> [ManifestEntry] {
+        try Manifest.parse(Data(text.utf8), name: name)
+    }
+
+    @Test("JSON, CSV and plist manifests give their URLs and sizes, in order")
+    func formats() throws {
+        let json = try Self.parse(#"["http://h/a.jpg", {"url": "https://h/b.png", "bytes": 12}, {"url": "http://h/c.jpg", "size": 7}]"#,
+                                  name: "m.json")
+        #expect(json == [ManifestEntry(url: "http://h/a.jpg"), ManifestEntry(url: "https://h/b.png", bytes: 12),
+                         ManifestEntry(url: "http://h/c.jpg", bytes: 7)])
+        let csv = try Self.parse("name,URL,size\r\na,http://h/a.jpg,10\r\n\r\nb,\"http://h/b,1.jpg\",\n", name: "m.csv")
+        #expect(csv == [ManifestEntry(url: "http://h/a.jpg", bytes: 10), ManifestEntry(url: "http://h/b,1.jpg")])
+        let plist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <array>
+            <string>http://h/a.jpg</string>
+            <dict><key>url</key><string>http://h/b.jpg</string><key>name</key><string>Bee</string></dict>
+        </array>
+        </plist>
+        """
+        #expect(try Self.parse(plist, name: "apps.plist") == [ManifestEntry(url: "http://h/a.jpg"), ManifestEntry(url: "http://h/b.jpg")])
+    }
+
+    @Test("a bad manifest names the file and the line")
+    func errors() {
+        func message(_ text: String, _ name: String) -> String {
+            do {
+                _ = try Self.parse(text, name: name)
+                return "parsed"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(message("url\nhttp://h/a.jpg\nnot a url\n", "m.csv").hasPrefix("m.csv:3: 'not a url' is not an http(s) URL"))
+        #expect(message("image,size\nhttp://h/a.jpg,1\n", "m.csv").hasPrefix("m.csv:1: the CSV header has no url column"))
+        #expect(message("url,size\nhttp://h/a.jpg,big\n", "m.csv").hasPrefix("m.csv:2: size 'big'"))
+        #expect(message("[\n  \"http://h/a.jpg\",\n  \"ftp://h/b.jpg\"\n]", "m.json").hasPrefix("m.json:3: 'ftp://h/b.jpg'"))
+        #expect(message("[\n  \"http://h/a.jpg\",\n  \"http://h/b.jpg\"\n  \"x\"\n]", "m.json").hasPrefix("m.json:4: not valid JSON"))
+        #expect(message("[]", "m.json") == "m.json: the manifest lists no URLs")
+    }
+
+    @Test("templates need {id} or {row} and an http(s) URL; a missing file is named")
+    func templates() throws {
+        #expect(try ImageSource(parsing: "http://h:8080/img/{id}.jpg") == .template("http://h:8080/img/{id}.jpg"))
+        #expect(throws: ImageSource.ParseError.self) { try ImageSource(parsing: "http://h/img/1.jpg") }
+        #expect(throws: ImageSource.ParseError.self) { try ImageSource(parsing: "ftp://h/{id}.jpg") }
+        #expect(throws: ImageSource.ParseError.self) { try ImageSource(parsing: "/nonexistent/manifest.json") }
+        var settings = RunSettings()
+        settings.rows = 50
+        settings.source = .template("http://h/{row}.jpg")
+        let perRow = Benchmark.makeWorkload(settings: settings)
+        #expect(perRow.images.count == 50 && perRow.feed.imageForRow == Array(0..<50) && perRow.images[7].url == "http://h/7.jpg")
+        settings.source = .template("http://h/{id}.jpg")
+        settings.imageCount = 10
+        let skewed = Benchmark.makeWorkload(settings: settings)
+        #expect(skewed.images.count == 10 && Set(skewed.feed.imageForRow).isSubset(of: Set(0..<10)) && skewed.images[3].url == "http://h/3.jpg")
+    }
+}
