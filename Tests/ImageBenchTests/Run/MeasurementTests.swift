@@ -16,18 +16,25 @@ struct MeasurementTests {
         }
     }
 
-    @Test("each network load's stage times add up to its display latency within one frame")
+    @Test("each network load's stage times add up to its display latency: typically within a frame, always within three")
     func stagesAddUp() async throws {
         let results = try await Self.run(rows: 300, network: "latency=40ms,jitter=10ms,bandwidth=3MB/s")
         let result = try #require(results.results.first)
         let frame = 1_000_000_000 / Double(results.plan.settings.fps)
         let loads = result.requests.filter { $0.source == .network && $0.outcome == .displayed }
         #expect(loads.count > 5)
+        // Latency runs vsync to vsync; the stages run from the submission to the main loop taking
+        // the result, which happen during frames' work. They differ by under a frame, unless the
+        // main loop itself ran late (a loaded machine, ThreadSanitizer): then by its lateness too.
+        // So: the typical load within a frame, every load within three.
+        var differences: [Double] = []
         for request in loads {
             let stages = try #require(request.stages)
             let difference = abs(Double(stages.total) - Double(request.latency!))
-            #expect(difference <= frame, "request \(request.id): stages \(stages.total) ns, latency \(request.latency!) ns")
+            differences.append(difference)
+            #expect(difference <= 3 * frame, "request \(request.id): stages \(stages.total) ns, latency \(request.latency!) ns")
         }
+        #expect(differences.sorted()[differences.count / 2] <= frame)
         #expect(result.stages["ttfb"].count > 0)
         #expect(result.stages["ttfb"].milliseconds(atPercentile: 50) >= 30)  // the profile's latency, less jitter
     }
