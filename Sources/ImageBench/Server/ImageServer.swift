@@ -3,24 +3,21 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// The files a server answers with, by URL path.
-public struct ServedFiles: Sendable {
-    struct File: Sendable {
-        let body: ByteBuffer
-        let contentType: String
+/// One request the server answered, for `imgbench serve`'s log.
+public struct ServedRequest: Sendable, CustomStringConvertible {
+    public let method: String
+    public let path: String
+    public let status: Int
+    /// Body bytes the response announced.
+    public let bytes: Int
+    /// The shaped latency it waited, in milliseconds.
+    public let delayMilliseconds: Double
+    public let fault: ServerFaults.Kind?
+
+    public var description: String {
+        "\(method) \(path) \(status) \(bytes) B after \(String(format: "%.0f", delayMilliseconds)) ms"
+            + (fault.map { " (injected \($0.rawValue))" } ?? "")
     }
-
-    let files: [String: File]
-
-    public init(corpus: ImageCorpus) {
-        var files: [String: File] = [:]
-        for image in corpus.images {
-            files["/" + image.path] = File(body: ByteBuffer(bytes: image.bytes), contentType: image.format.mimeType)
-        }
-        self.files = files
-    }
-
-    public var count: Int { files.count }
 }
 
 /// The embedded HTTP/1.1 image server (SwiftNIO): keep-alive, Content-Length, TCP_NODELAY (without
@@ -48,11 +45,12 @@ public final class ImageServer: Sendable {
 
     /// Binds and starts serving; `port` 0 picks a free ephemeral port.
     public init(files: ServedFiles, profile: NetworkProfile, seed: UInt64, faults: ServerFaults = .none,
-                host: String = "127.0.0.1", port: Int = 0, threads: Int = 1) throws {
+                host: String = "127.0.0.1", port: Int = 0, threads: Int = 1,
+                log: (@Sendable (ServedRequest) -> Void)? = nil) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let statistics = ServerStatistics()
         let link = profile.bandwidthBytesPerSecond.map { SharedLink(bytesPerSecond: $0) }
-        let shaping = ResponseShaping(profile: profile, seed: seed, link: link, faults: faults)
+        let shaping = ResponseShaping(profile: profile, seed: seed, link: link, faults: faults, log: log)
         do {
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -94,6 +92,7 @@ struct ResponseShaping: Sendable {
     let seed: UInt64
     let link: SharedLink?
     let faults: ServerFaults
+    let log: (@Sendable (ServedRequest) -> Void)?
 }
 
 /// Answers GET requests from the served files, shaped by the network profile.
@@ -125,10 +124,24 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         statistics.requests.add(1, ordering: .relaxed)
         let path = String(head.uri.prefix { $0 != "?" })
+        func logged(_ status: HTTPResponseStatus, _ bytes: Int, delay: Double = 0, fault: ServerFaults.Kind? = nil) {
+            shaping.log?(ServedRequest(method: "\(head.method)", path: path, status: Int(status.code), bytes: bytes,
+                                       delayMilliseconds: delay, fault: fault))
+        }
+        if path == "/manifest.json" && files.files[path] == nil && head.method == .GET {
+            // Every served image as an absolute URL, for `--source http://this-server/manifest.json`.
+            let host = head.headers["Host"].first ?? "127.0.0.1"
+            let urls = files.paths.map { "\"http://\(host)\($0)\"" }
+            let body = ByteBuffer(string: "[\n  " + urls.joined(separator: ",\n  ") + "\n]\n")
+            logged(.ok, body.readableBytes)
+            send(status: .ok, body: body, contentType: "application/json", headOnly: false, context: context)
+            return
+        }
         guard head.method == .GET || head.method == .HEAD, let file = files.files[path] else {
             let status: HTTPResponseStatus = head.method == .GET ? .notFound : .methodNotAllowed
-            send(status: status, body: ByteBuffer(string: "\(status.code) \(status.reasonPhrase)\n"),
-                 contentType: "text/plain", headOnly: false, context: context)
+            let body = ByteBuffer(string: "\(status.code) \(status.reasonPhrase)\n")
+            logged(status, body.readableBytes)
+            send(status: status, body: body, contentType: "text/plain", headOnly: false, context: context)
             return
         }
         let delay = shaping.profile.latency(for: path, seed: shaping.seed)
@@ -137,6 +150,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
         let fault = headOnly ? nil : shaping.faults.fault(path: path, attempt: attempt, seed: shaping.seed)
         if let fault { statistics.faults.withLockedValue { $0[fault, default: 0] += 1 } }
         let answer = {
+            logged(fault == .error ? Self.errorStatus(for: path) : .ok, file.body.readableBytes, delay: delay, fault: fault)
             if let fault {
                 self.sendFault(fault, file: file, path: path, context: context)
             } else {
@@ -150,6 +164,11 @@ final class ImageRequestHandler: ChannelInboundHandler {
         }
     }
 
+    /// The status an injected `error` answers with: 500 or 503, fixed per path.
+    static func errorStatus(for path: String) -> HTTPResponseStatus {
+        path.utf8.count % 2 == 0 ? .internalServerError : .serviceUnavailable
+    }
+
     /// An injected fault instead of the file (see `ServerFaults`).
     private func sendFault(_ fault: ServerFaults.Kind, file: ServedFiles.File, path: String, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
@@ -157,7 +176,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
         half = half.readSlice(length: file.body.readableBytes / 2) ?? half
         switch fault {
         case .error:
-            let status: HTTPResponseStatus = path.utf8.count % 2 == 0 ? .internalServerError : .serviceUnavailable
+            let status = Self.errorStatus(for: path)
             send(status: status, body: ByteBuffer(string: "\(status.code) \(status.reasonPhrase) (injected)\n"),
                  contentType: "text/plain", headOnly: false, context: context)
         case .truncate:

@@ -27,13 +27,14 @@ public struct ImageCorpus: Sendable {
 
     /// Generates `count` images on all cores. `progress` is called with the number done so far.
     /// `shouldStop` ends generation early (Ctrl-C); the corpus then lacks the images not made.
-    public static func generate(count: Int, seed: UInt64, progress: (@Sendable (Int) -> Void)? = nil,
+    /// `jpegOnly` encodes the avatars that would be PNG as JPEG too (for `{id}.jpg` URL templates).
+    public static func generate(count: Int, seed: UInt64, jpegOnly: Bool = false, progress: (@Sendable (Int) -> Void)? = nil,
                                 shouldStop: (@Sendable () -> Bool)? = nil) -> ImageCorpus {
         let results = Locked<[CorpusImage?]>(Array(repeating: nil, count: count))
         let done = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: count) { id in
             if shouldStop?() == true { return }
-            let image = makeImage(id: id, seed: seed)
+            let image = makeImage(id: id, seed: seed, jpegOnly: jpegOnly)
             results.withLockedValue { $0[id] = image }
             let finished = done.add(1, ordering: .relaxed).newValue
             if finished % 50 == 0 || finished == count { progress?(finished) }
@@ -41,7 +42,7 @@ public struct ImageCorpus: Sendable {
         return ImageCorpus(seed: seed, images: results.withLockedValue { $0.compactMap { $0 } })
     }
 
-    static func makeImage(id: Int, seed: UInt64) -> CorpusImage {
+    static func makeImage(id: Int, seed: UInt64, jpegOnly: Bool = false) -> CorpusImage {
         var random = SeededRandom(seed: seed ^ SeededRandom.mix(UInt64(id) &+ 0xC0FFEE))
         let kind = random.unit()
         let pixelSeed = random.next()
@@ -50,7 +51,7 @@ public struct ImageCorpus: Sendable {
             let side = 96 + Int(random.unit() * 65)
             let size = PixelSize(width: side, height: side)
             let rgb = PhotoSynthesizer.rgb(size: size, seed: pixelSeed)
-            if random.unit() < 0.5 {
+            if random.unit() < 0.5 && !jpegOnly {
                 let withAlpha = random.unit() < 0.5
                 let pixels = withAlpha ? roundMask(rgb, side: side) : rgb
                 let bytes = try! ImageEncoder.png(pixels, size: size, layout: withAlpha ? .rgba : .rgb)

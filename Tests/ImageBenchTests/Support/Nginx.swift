@@ -14,11 +14,11 @@ final class Nginx {
         ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Serves `root`. `extra` goes into the server block (locations, rewrites).
-    init(root: URL, extra: String = "") throws {
+    /// Serves `root` on `port` (default: a free one). `extra` goes into the server block.
+    init(root: URL, port: Int? = nil, extra: String = "") throws {
         guard let executable = Self.executable else { throw NginxError(description: "nginx is not installed (scripts/setup --test installs it)") }
         directory = try Fixtures.temporaryDirectory("nginx")
-        port = try Self.freePort()
+        self.port = try port ?? Self.freePort()
         let configuration = """
         user root;
         worker_processes 1;
@@ -36,7 +36,7 @@ final class Nginx {
             types { image/jpeg jpg; image/png png; image/gif gif; image/webp webp; text/html html; }
             default_type application/octet-stream;
             server {
-                listen 127.0.0.1:\(port);
+                listen 127.0.0.1:\(self.port);
                 root \(root.path);
                 \(extra)
             }
@@ -52,7 +52,7 @@ final class Nginx {
         try process.run()
         // Ready when it accepts connections (nginx has no readiness signal of its own).
         let deadline = Date().addingTimeInterval(20)
-        while !Self.accepts(port: port) {
+        while !Self.accepts(port: self.port) {
             guard process.isRunning, Date() < deadline else {
                 let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
                 stop()

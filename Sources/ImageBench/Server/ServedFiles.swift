@@ -1,0 +1,51 @@
+import Foundation
+import NIOCore
+
+/// The files a server answers with, by URL path.
+public struct ServedFiles: Sendable {
+    struct File: Sendable {
+        let body: ByteBuffer
+        let contentType: String
+    }
+
+    let files: [String: File]
+
+    public init(corpus: ImageCorpus) {
+        var files: [String: File] = [:]
+        for image in corpus.images {
+            files["/" + image.path] = File(body: ByteBuffer(bytes: image.bytes), contentType: image.format.mimeType)
+        }
+        self.files = files
+    }
+
+    public struct LoadError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The files of a folder (`imgbench serve --corpus DIR`), at their paths under it, each with
+    /// the content type its bytes say (not its name). Hidden files are skipped.
+    public init(directory: URL) throws(LoadError) {
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey],
+                                                              options: [.skipsHiddenFiles]) else {
+            throw LoadError(description: "\(directory.path) is not a readable directory")
+        }
+        let root = directory.standardizedFileURL.resolvingSymlinksInPath().path
+        var files: [String: File] = [:]
+        for case let url as URL in enumerator {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true,
+                  let data = FileManager.default.contents(atPath: url.path) else { continue }
+            let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+            guard path.hasPrefix(root) else { continue }
+            let format = ImageFormat(sniffing: data)
+            files[String(path.dropFirst(root.count))] = File(body: ByteBuffer(bytes: data),
+                                                              contentType: format == .unknown ? "application/octet-stream" : format.mimeType)
+        }
+        guard !files.isEmpty else { throw LoadError(description: "\(directory.path) has no files to serve") }
+        self.files = files
+    }
+
+    /// The served paths, sorted.
+    public var paths: [String] { files.keys.sorted() }
+
+    public var count: Int { files.count }
+}

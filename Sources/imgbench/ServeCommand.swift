@@ -1,0 +1,121 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ImageBench
+
+/// `imgbench serve`: the embedded image server on its own, for a phone, a browser or another tool.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the generated corpus (or a folder of images) with a network profile and faults, until Ctrl-C.",
+        discussion: """
+        Also answers /manifest.json: every served image as an absolute URL, ready for \
+        imgbench --source http://HOST:PORT/manifest.json.
+        """)
+
+    @Option(help: "Address to bind; 127.0.0.1 unless told otherwise (0.0.0.0 to reach it from a phone).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "Network profile: loopback, wifi (default), lte, 3g, edge, or latency=80ms,jitter=20ms,bandwidth=2MB/s.")
+    var network = "wifi"
+
+    @Option(help: "Faults to inject, e.g. 'error=2%,reset=1%,stall=1%,truncate=1%' (deterministic by seed).")
+    var faults: String?
+
+    @Option(help: "Serve this folder of images instead of the generated corpus.")
+    var corpus: String?
+
+    @Option(help: "Generated images (without --corpus).")
+    var images = 1_000
+
+    @Option(help: "Seed for the generated images, the per-URL delays and the faults.")
+    var seed: UInt64 = 1
+
+    @Option(name: .customLong("log"), help: "What to log, one line per request on stdout: none, errors (status >= 400 and faults), requests.")
+    var logLevel = LogLevel.requests
+
+    enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+        case none, errors, requests
+    }
+
+    func validate() throws {
+        _ = try profile()
+        _ = try serverFaults()
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535 (got \(port))") }
+        guard images > 0 else { throw ValidationError("--images must be at least 1 (got \(images))") }
+        if let corpus {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--corpus: \(corpus) is not a directory")
+            }
+        }
+    }
+
+    func run() throws {
+        let files: ServedFiles
+        if let corpus {
+            do {
+                files = try ServedFiles(directory: URL(fileURLWithPath: corpus))
+            } catch {
+                FileHandle.standardError.write(Data("imgbench serve: \(error.description)\n".utf8))
+                throw ExitCode(2)
+            }
+        } else {
+            FileHandle.standardError.write(Data("imgbench serve: generating \(images) images (seed \(seed))\n".utf8))
+            files = ServedFiles(corpus: ImageCorpus.generate(count: images, seed: seed))
+        }
+        let level = logLevel
+        let log: @Sendable (ServedRequest) -> Void = { request in
+            guard level == .requests || (level == .errors && (request.status >= 400 || request.fault != nil)) else { return }
+            // One write per line: unbuffered, and whole even when both event loops log at once.
+            FileHandle.standardOutput.write(Data((request.description + "\n").utf8))
+        }
+        let server: ImageServer
+        do {
+            server = try ImageServer(files: files, profile: try profile(), seed: seed, faults: try serverFaults(),
+                                     host: host, port: port, threads: 2, log: level == .none ? nil : log)
+        } catch {
+            FileHandle.standardError.write(Data("imgbench serve: cannot listen on \(host):\(port): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        FileHandle.standardError.write(Data("""
+            imgbench serve: \(files.count) files at \(server.baseURL)/ (network \(server.profile)\(try serverFaults().isEmpty ? "" : ", faults \(try serverFaults())")); \
+            manifest at \(server.baseURL)/manifest.json; Ctrl-C stops
+
+            """.utf8))
+        // Ctrl-C or SIGTERM: stop accepting, close connections, exit 0.
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stop.wait()
+        server.shutdown()
+        FileHandle.standardError.write(Data("imgbench serve: stopped after \(server.requestCount) requests\n".utf8))
+        withExtendedLifetime(sources) {}
+    }
+
+    private func profile() throws -> NetworkProfile {
+        do {
+            return try NetworkProfile(parsing: network)
+        } catch {
+            throw ValidationError("--network: \(error)")
+        }
+    }
+
+    private func serverFaults() throws -> ServerFaults {
+        guard let faults else { return .none }
+        do {
+            return try ServerFaults(parsing: faults)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+}
