@@ -86,6 +86,15 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-bytes"), help: "Refuse bodies larger than this many bytes.")
     var maxBytes = FetchLimits().maxBytes
 
+    @Option(help: "Simulated users in this process, each with its own trace (seed + index), viewport and memory cache.")
+    var clients = 1
+
+    @Option(help: "Run only the I-th of N slices of the clients, e.g. 2/4 (join the shards with imgbench merge).")
+    var shard: String?
+
+    @Flag(name: .customLong("no-decode"), help: "Fetch and discard (no decode, no filter): more load per machine when the server is under test.")
+    var noDecode = false
+
     @Option(help: "Testing aid: slow a stage on purpose, e.g. 'latency=+20%' or 'decode=+3ms' (latency, decode, filter).")
     var inject: String?
 
@@ -132,7 +141,7 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    private func makePlan() throws -> BenchmarkPlan {
+    func makePlan() throws -> BenchmarkPlan {
         var settings = RunSettings()
         guard rows > 0 else { throw ValidationError("--rows must be at least 1 (got \(rows))") }
         settings.rows = rows
@@ -197,6 +206,23 @@ struct RunCommand: ParsableCommand {
         if let images {
             guard images > 0 else { throw ValidationError("--images must be at least 1 (got \(images))") }
             settings.imageCount = images
+        }
+        guard clients > 0 else { throw ValidationError("--clients must be at least 1 (got \(clients))") }
+        settings.clients = clients
+        settings.decodes = !noDecode
+        if clients > 1 && diskCache != nil {
+            throw ValidationError("--disk-cache with --clients: each simulated user would need a cache of its own (not supported)")
+        }
+        if let shard {
+            let parts = shard.split(separator: "/").compactMap { Int($0) }
+            guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+                throw ValidationError("--shard: '\(shard)' is not I/N with 1 ≤ I ≤ N, e.g. 2/4")
+            }
+            guard parts[1] <= clients else {
+                throw ValidationError("--shard \(shard): \(parts[1]) shards need at least \(parts[1]) --clients (got \(clients))")
+            }
+            // Contiguous slices, as even as they can be.
+            settings.clientSlice = (parts[0] - 1) * clients / parts[1] ..< parts[0] * clients / parts[1]
         }
         guard `repeat` > 0 else { throw ValidationError("--repeat must be at least 1 (got \(`repeat`))") }
         guard warmup >= 0 else { throw ValidationError("--warmup must not be negative (got \(warmup))") }

@@ -24,6 +24,8 @@ public enum CancelKind: String, Sendable, Codable {
 /// One visible row's need for one image: the unit every metric counts.
 public struct RequestRecord: Sendable, Codable {
     public let id: Int
+    /// The simulated user (`--clients`), 0 for a single client.
+    public var client = 0
     public let row: Int
     public let imageID: Int
     public let url: String

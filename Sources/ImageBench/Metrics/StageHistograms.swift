@@ -23,4 +23,13 @@ public struct StageHistograms: Sendable {
     }
 
     public subscript(name: String) -> LatencyHistogram { histograms[name] ?? LatencyHistogram() }
+
+    /// Another set's samples added to these (an exact merge).
+    public mutating func add(_ other: StageHistograms) {
+        for name in Self.names { histograms[name]!.add(other[name]) }
+    }
+
+    public init(histograms: [String: LatencyHistogram]) {
+        for name in Self.names { self.histograms[name] = histograms[name] ?? LatencyHistogram() }
+    }
 }

@@ -20,6 +20,10 @@ public struct DecodedImage: Sendable, Equatable {
     /// is proportional to.
     public let sourceSize: PixelSize
     public var pixels: [UInt8]
+    /// What the memory cache charges for it: its pixel bytes, or for a `--no-decode` stand-in the
+    /// bytes the real decoded image would take, so the cache evicts as a real client's does.
+    public var cost: Int { standInCost ?? pixels.count }
+    var standInCost: Int?
     /// Recoverable damage the decoder worked around (libjpeg's warnings: a truncated scan, bad
     /// Huffman data); the pixels are still shown, gray where data was missing.
     public var warnings = 0
@@ -34,8 +38,6 @@ public struct DecodedImage: Sendable, Equatable {
     public var width: Int { size.width }
     public var height: Int { size.height }
 
-    /// Bytes of memory the bitmap takes: the memory cache's cost.
-    public var cost: Int { pixels.count }
 
     /// The RGBA value at (x, y), for tests and spot checks.
     public func pixel(x: Int, y: Int) -> [UInt8] {

@@ -126,13 +126,16 @@ public struct ImagePipeline: Sendable {
     /// Injected slowdowns (a testing aid; none by default).
     public let injection: FaultInjection
     public let retry: RetryPolicy
+    /// `--no-decode`: fetch and discard the bytes; the cache keeps a stand-in charged at the cell
+    /// image's size, so hits and evictions (and so the requests a server sees) match a real client.
+    public let decodes: Bool
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
 
     public init(decoder: any ImageDecoding = ImageDecoder(), filter: ImageFilter, memoryCache: any ImageCaching,
                 diskCache: DiskCache? = nil, targetSize: PixelSize = ImagePipeline.defaultTargetSize,
                 decodeLimits: DecodeLimits = DecodeLimits(), injection: FaultInjection = .none,
-                retry: RetryPolicy = RetryPolicy()) {
+                retry: RetryPolicy = RetryPolicy(), decodes: Bool = true) {
         self.decoder = decoder
         self.filter = filter
         self.memoryCache = memoryCache
@@ -141,6 +144,7 @@ public struct ImagePipeline: Sendable {
         self.decodeLimits = decodeLimits
         self.injection = injection
         self.retry = retry
+        self.decodes = decodes
     }
 
     /// A finished load, and the bytes to store on disk once the result is on its way.
@@ -256,6 +260,12 @@ public struct ImagePipeline: Sendable {
         stages.transfer = fetchTime - stages.timeToFirstByte
         let bytes = result.bytes.count
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes) }
+        if !decodes {
+            var standIn = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: [0, 0, 0, 0])
+            standIn.standInCost = targetSize.pixelCount * 4
+            memoryCache.insert(standIn, for: request.cacheKey)
+            return finish(.image(standIn), bytes: bytes)
+        }
 
         var image: DecodedImage
         do {

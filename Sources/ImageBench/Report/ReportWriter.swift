@@ -15,7 +15,8 @@ extension ReportWriter {
 
 /// Every file a results directory holds, in the order they are written.
 public enum Reports {
-    public static let all: [any ReportWriter] = [SummaryCSV(), SummaryAggregateCSV(), RequestsCSV(), SummaryJSON(), MarkdownReport()]
+    public static let all: [any ReportWriter] = [SummaryCSV(), SummaryAggregateCSV(), ClientsCSV(), RequestsCSV(), SummaryJSON(),
+                                                 HistogramsJSON(), MarkdownReport()]
 
     public static func write(_ results: BenchmarkResults, to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -6,7 +6,7 @@ public struct RequestsCSV: ReportWriter {
     public let fileName = "requests.csv"
 
     public static let header = [
-        "strategy", "concurrency", "repeat", "request", "row", "image", "url", "source", "outcome",
+        "strategy", "concurrency", "repeat", "client", "request", "row", "image", "url", "source", "outcome",
         "visible_frame", "display_frame", "latency_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
         "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error",
@@ -22,7 +22,7 @@ public struct RequestsCSV: ReportWriter {
             for request in result.requests {
                 let stages = request.stages
                 table.append(cell + [
-                    String(request.id), String(request.row), String(request.imageID), request.url,
+                    String(request.client), String(request.id), String(request.row), String(request.imageID), request.url,
                     request.source.rawValue, request.outcome.rawValue, String(request.visibleFrame),
                     request.displayFrame.map(String.init) ?? "", ms(request.latency),
                     request.displayedSize.map { String($0.width) } ?? "", request.displayedSize.map { String($0.height) } ?? "",

@@ -10,17 +10,18 @@ public struct SummaryJSON: ReportWriter {
         let settings = results.plan.settings
         let runs: [[String: Any]] = results.results.map { result in
             var run: [String: Any] = [:]
-            for (name, value) in result.summary.fields {
-                switch value {
-                case .text(let text): run[name] = text
-                case .integer(let integer): run[name] = integer
-                case .real(let real): run[name] = real.isFinite ? real : NSNull()
-                }
-            }
+            for (name, value) in result.summary.fields { run[name] = Self.json(value) }
             run["stages"] = Dictionary(uniqueKeysWithValues: StageHistograms.names.map { name in
                 (name + "_ms", Self.percentiles(result.stages[name]))
             })
             run["display_latency_ms"] = Self.percentiles(result.latency)
+            if !result.clients.isEmpty {
+                run["clients"] = result.clients.map { client, summary in
+                    var fields: [String: Any] = ["client": client]
+                    for (name, value) in summary.fields { fields[name] = Self.json(value) }
+                    return fields
+                }
+            }
             if let server = result.server {
                 run["server"] = ["requests": server.requests,
                                  "faults": Dictionary(uniqueKeysWithValues: ServerFaults.Kind.allCases.map { ($0.rawValue, server.faults[$0, default: 0]) })]
@@ -56,6 +57,9 @@ public struct SummaryJSON: ReportWriter {
                 "max_pixels": settings.decodeLimits.maxPixels, "arguments": results.plan.arguments,
                 "faults": settings.faults.description, "retries": settings.retry.retries,
                 "stall_timeout_ms": settings.fetchLimits.stallMilliseconds,
+                "clients": settings.clients, "decode": settings.decodes,
+                "shard_clients": settings.clientSlice.map { [$0.lowerBound, $0.upperBound] } ?? NSNull(),
+                "source": settings.source.description,
             ] as [String: Any],
             "workload": [
                 "images": results.corpusImages, "corpus_bytes": results.corpusBytes,
@@ -69,6 +73,14 @@ public struct SummaryJSON: ReportWriter {
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    static func json(_ value: RunSummary.Value) -> Any {
+        switch value {
+        case .text(let text): text
+        case .integer(let integer): integer
+        case .real(let real): real.isFinite ? real : NSNull()
+        }
     }
 
     /// A distribution as summary.json gives it, in milliseconds.

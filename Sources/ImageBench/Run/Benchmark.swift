@@ -127,9 +127,14 @@ public enum Benchmark {
         for (index, cell) in cells.enumerated() where stop?.isRequested != true {
             observer?.runStarted(cell, index: index, of: cells.count)
             let diskCache = try diskCaches?.cacheForRun(index)
-            let run = ScrollRun(workload: workload, settings: settings, cell: cell, diskCache: diskCache, stop: stop)
             let before = server?.counts
-            var result = run.run { progress in observer?.runProgress(cell, progress) }
+            var result: RunResult
+            if settings.clients == 1 {
+                let run = ScrollRun(workload: workload, settings: settings, cell: cell, diskCache: diskCache, stop: stop)
+                result = run.run { progress in observer?.runProgress(cell, progress) }
+            } else {
+                result = runClients(cell, workload: workload, settings: settings, stop: stop, observer: observer)
+            }
             if let server, let before { result.server = server.counts - before }
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
@@ -139,6 +144,31 @@ public enum Benchmark {
                                 corpusBytes: corpusBytes, serverURL: server?.baseURL ?? settings.source.description,
                                 traceSeconds: workload.trace.duration, startedAt: startedAt,
                                 environment: RunEnvironment.capture(), stoppedBy: stop?.reason)
+    }
+
+    /// `--clients`: every simulated user of this process's slice runs the cell at once, each on a
+    /// thread of its own with its own trace (the seed plus its index), viewport, memory cache,
+    /// scheduler and connections, all sharing the machine. Progress follows the first.
+    static func runClients(_ cell: RunCell, workload: Workload, settings: RunSettings, stop: StopRequest?,
+                           observer: (any BenchmarkObserver)?) -> RunResult {
+        let indices = Array(settings.clientIndices)
+        let results = Locked<[Int: RunResult]>([:])
+        let group = DispatchGroup()
+        for client in indices {
+            group.enter()
+            let own = workload.forClient(client, settings: settings)
+            Thread.detachNewThread {
+                let run = ScrollRun(workload: own, settings: settings, cell: cell, stop: stop, client: client)
+                let result = run.run { progress in if client == indices[0] { observer?.runProgress(cell, progress) } }
+                results.withLockedValue { $0[client] = result }
+                group.leave()
+            }
+        }
+        group.wait()
+        let ordered = results.withLockedValue { all in indices.map { all[$0]! } }
+        var combined = RunResult.combining(ordered)
+        combined.clients = zip(indices, ordered).map { ($0, $1.summary) }
+        return combined
     }
 
     /// A source nothing answers at is a benchmark that cannot be done: fail in seconds, with the

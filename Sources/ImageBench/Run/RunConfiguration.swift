@@ -41,6 +41,13 @@ public struct RunSettings: Sendable, Equatable {
     public var decodeLimits = DecodeLimits()
     /// A testing aid: slow a stage down on purpose (`--inject`).
     public var injection = FaultInjection.none
+    /// Simulated users in this process, each with its own trace, viewport and memory cache
+    /// (`--clients`).
+    public var clients = 1
+    /// The clients this process runs (`--shard I/N` runs a slice); nil runs them all.
+    public var clientSlice: Range<Int>?
+    /// `--no-decode`: fetch and discard, for load generation.
+    public var decodes = true
     /// Where the images come from (`--source`).
     public var source = ImageSource.embedded
     /// Faults the embedded server injects (`--faults`).
@@ -55,6 +62,9 @@ public struct RunSettings: Sendable, Equatable {
     public init() {}
 
     public var resolvedImageCount: Int { imageCount ?? Feed.defaultImageCount(rows: rows) }
+
+    /// The clients this process runs.
+    public var clientIndices: Range<Int> { clientSlice ?? 0..<clients }
 }
 
 /// One cell of the matrix.
@@ -94,6 +104,15 @@ public struct Workload: Sendable {
     public let images: [ImageReference]
     public let viewport: Viewport
     public let trace: ScrollTrace
+
+    /// The workload as simulated user `client` sees it: the same feed and images, a trace of its
+    /// own (seeded by the seed plus its index; user 0 scrolls the single-user trace).
+    public func forClient(_ client: Int, settings: RunSettings) -> Workload {
+        guard client > 0 else { return self }
+        let trace = ScrollTrace.generate(profile: settings.scroll, viewport: viewport, fps: settings.fps,
+                                         seed: settings.seed &+ UInt64(client))
+        return Workload(feed: feed, images: images, viewport: viewport, trace: trace)
+    }
 
     public init(feed: Feed, images: [ImageReference], viewport: Viewport, trace: ScrollTrace) {
         precondition(images.count >= feed.imageCount, "every feed image needs a reference")

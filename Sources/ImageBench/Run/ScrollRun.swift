@@ -19,6 +19,8 @@ public struct RunResult: Sendable {
     public let stages: StageHistograms
     /// What the embedded server saw during this run: the ground truth for faults it injected.
     public var server: ServerCounts?
+    /// With `--clients`: each simulated user's own summary (this result combines them).
+    public var clients: [(client: Int, summary: RunSummary)] = []
 }
 
 /// Requests the embedded server answered, and the faults it injected, over some span.
@@ -87,6 +89,7 @@ public final class ScrollRun {
     private var cancelledQueued = 0, cancelledInflightCount = 0, wasted = 0
     private var prefetchLoads = 0, prefetchCancelled = 0
     private let stop: StopRequest?
+    private let client: Int
     private var bytesDownloaded = 0, bytesWasted = 0, retries = 0, decodeWarnings = 0
     /// Loads that failed, by class, whether or not a row still wanted the image.
     private var failedLoads: [ErrorClass: Int] = [:]
@@ -97,8 +100,9 @@ public final class ScrollRun {
 
     /// `transport` replaces the one `settings` names (tests wrap it to watch the traffic).
     public init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
-                transport: (any Transport)? = nil, stop: StopRequest? = nil) {
+                transport: (any Transport)? = nil, stop: StopRequest? = nil, client: Int = 0) {
         self.stop = stop
+        self.client = client
         self.workload = workload
         self.settings = settings
         self.cell = cell
@@ -108,7 +112,8 @@ public final class ScrollRun {
         scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: self.transport)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
         pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,
-                                 decodeLimits: settings.decodeLimits, injection: settings.injection, retry: settings.retry)
+                                 decodeLimits: settings.decodeLimits, injection: settings.injection, retry: settings.retry,
+                                 decodes: settings.decodes)
         gauge = ConcurrencyGauge()
         visited = Array(repeating: false, count: workload.feed.rowCount)
     }
@@ -178,7 +183,8 @@ public final class ScrollRun {
                                      requests: requests.count, displayed: requests.count { $0.outcome == .displayed },
                                      inFlight: gauge.current))
             }
-            if !scrolling && (placeholders == 0 || frame >= trace.count + settleFrames) { break }
+            // Settled: nothing on screen is waiting and no load is still under way (or out of time).
+            if !scrolling && ((placeholders == 0 && loads.isEmpty) || frame >= trace.count + settleFrames) { break }
             frame = next
         }
         let end = MonotonicClock.now()
@@ -198,8 +204,10 @@ public final class ScrollRun {
         let id = requests.count
         requestForRow[row] = id
         func record(_ source: RequestSource) {
-            requests.append(RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame,
-                                          requestedAt: MonotonicClock.now(), source: source))
+            var request = RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame,
+                                        requestedAt: MonotonicClock.now(), source: source)
+            request.client = client
+            requests.append(request)
         }
         if let cached = memoryCache.image(for: image.cacheKey) {
             record(.memory)

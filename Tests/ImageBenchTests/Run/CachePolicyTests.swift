@@ -179,8 +179,10 @@ struct KilledProcessTests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "no imgbench at \(Self.executable.path)")
         let process = Process()
         process.executableURL = Self.executable
-        // Few distinct images keep corpus generation short; many rows keep the run going.
+        // Few distinct images keep corpus generation short; many rows keep the run going; no
+        // cancellation, so entries keep being written even when a loaded machine is slow.
         process.arguments = ["--rows", "3000", "--images", "150", "--strategies", "threads", "--network", "lte", "--quiet",
+                             "--cancel", "none",
                              "--disk-cache", directory.path, "--out", output.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -1,0 +1,32 @@
+import Foundation
+
+/// `histograms.json`: every run's display-latency and stage histograms, whole (HdrHistogram's
+/// Codable form), so `imgbench merge` can join shards exactly: merged percentiles are those of
+/// the union of the samples, never an average of percentiles.
+public struct HistogramsJSON: ReportWriter {
+    public let fileName = "histograms.json"
+
+    public init() {}
+
+    public struct Run: Codable, Sendable {
+        public let strategy: String
+        public let concurrency: Int
+        public let repetition: Int
+        public let latency: LatencyHistogram
+        public let stages: [String: LatencyHistogram]
+    }
+
+    public func render(_ results: BenchmarkResults) throws -> String {
+        let runs = results.results.map { result in
+            Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
+                latency: result.latency, stages: result.stages.histograms)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(runs), as: UTF8.self) + "\n"
+    }
+
+    public static func read(_ directory: URL) throws -> [Run] {
+        try JSONDecoder().decode([Run].self, from: Data(contentsOf: directory.appendingPathComponent("histograms.json")))
+    }
+}

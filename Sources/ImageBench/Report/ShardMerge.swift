@@ -1,0 +1,96 @@
+import Foundation
+
+/// `imgbench merge`: the results directories of shards (`--shard I/N`, each a slice of the same
+/// configuration's clients) joined into one, exactly: every client's summary is combined as if
+/// all had run in one process, and latency percentiles come from the shards' merged histograms.
+public enum ShardMerge {
+    public struct MergeError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public struct Merged: Sendable {
+        public let results: BenchmarkResults
+        /// requests.csv of every shard, one header.
+        public let requestsCSV: String
+    }
+
+    /// The shards of `plan` (their common configuration, `--shard` left out) as one benchmark.
+    public static func merge(_ directories: [String], plan: BenchmarkPlan) throws(MergeError) -> Merged {
+        let expected = plan.settings.clients
+        var clientRows: [String: [(client: Int, summary: RunSummary)]] = [:]
+        var histograms: [String: (latency: LatencyHistogram, stages: StageHistograms)] = [:]
+        var seenClients: [Int: String] = [:]
+        var cellOrder: [String] = []
+        var requests = ""
+        for directory in directories {
+            let url = URL(fileURLWithPath: directory)
+            let table: [[String]]
+            let runs: [HistogramsJSON.Run]
+            do {
+                table = CSVTable.parse(try String(contentsOf: url.appendingPathComponent("clients.csv"), encoding: .utf8))
+                runs = try HistogramsJSON.read(url)
+            } catch {
+                throw MergeError(description: "\(directory): not an imgbench results directory with clients.csv and histograms.json")
+            }
+            guard let header = table.first else { throw MergeError(description: "\(directory)/clients.csv is empty") }
+            var clientsHere = Set<Int>()
+            for (line, fields) in table.dropFirst().enumerated() where fields.count == header.count {
+                let row = Dictionary(uniqueKeysWithValues: zip(header, fields))
+                let summary: RunSummary
+                do {
+                    summary = try RunSummary(row: row)
+                } catch {
+                    throw MergeError(description: "\(directory)/clients.csv:\(line + 2): \(error.description)")
+                }
+                guard let client = Int(row["client"] ?? "") else { throw MergeError(description: "\(directory)/clients.csv:\(line + 2): no client") }
+                if let other = seenClients[client], other != directory {
+                    throw MergeError(description: "client \(client) is in both \(other) and \(directory): the same shard twice?")
+                }
+                seenClients[client] = directory
+                clientsHere.insert(client)
+                let key = Self.key(summary.strategy, summary.concurrency, summary.repetition)
+                if clientRows[key] == nil { cellOrder.append(key) }
+                clientRows[key, default: []].append((client, summary))
+            }
+            for run in runs {
+                let key = Self.key(run.strategy, run.concurrency, run.repetition)
+                var merged = histograms[key] ?? (LatencyHistogram(), StageHistograms())
+                merged.latency.add(run.latency)
+                merged.stages.add(StageHistograms(histograms: run.stages))
+                histograms[key] = merged
+            }
+            let text = (try? String(contentsOf: url.appendingPathComponent("requests.csv"), encoding: .utf8)) ?? ""
+            requests += requests.isEmpty ? text : String(text.drop { $0 != "\n" }.dropFirst())
+        }
+        let missing = Set(0..<expected).subtracting(seenClients.keys)
+        guard missing.isEmpty else {
+            throw MergeError(description: "clients \(missing.sorted().map(String.init).joined(separator: ", ")) of \(expected) are in no directory: a shard is missing")
+        }
+        var results: [RunResult] = []
+        for key in cellOrder {
+            let clients = clientRows[key]!.sorted { $0.client < $1.client }
+            guard let strategy = StrategyKind(rawValue: clients[0].summary.strategy) else {
+                throw MergeError(description: "unknown strategy \(clients[0].summary.strategy)")
+            }
+            let histogram = histograms[key] ?? (LatencyHistogram(), StageHistograms())
+            var summary = RunSummary.combining(clients.map(\.summary))
+            summary.takeLatency(from: histogram.latency)
+            var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition),
+                                   summary: summary, requests: [], latency: histogram.latency, stages: histogram.stages)
+            result.clients = clients.count > 1 ? clients : []
+            results.append(result)
+        }
+        let first = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directories[0])
+            .appendingPathComponent("summary.json")))) as? [String: Any]
+        let workload = first?["workload"] as? [String: Any] ?? [:]
+        let benchmark = BenchmarkResults(plan: plan, results: results, corpusImages: workload["images"] as? Int ?? 0,
+                                         corpusBytes: workload["corpus_bytes"] as? Int ?? 0,
+                                         serverURL: "\(directories.count) shards", traceSeconds: workload["trace_seconds"] as? Double ?? 0,
+                                         startedAt: Date(), environment: RunEnvironment.capture())
+        return Merged(results: benchmark, requestsCSV: requests)
+    }
+
+    static func key(_ strategy: String, _ concurrency: Int, _ repetition: Int) -> String {
+        "\(strategy) ×\(concurrency) #\(repetition)"
+    }
+}
