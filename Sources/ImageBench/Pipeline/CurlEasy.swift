@@ -12,7 +12,12 @@ final class CurlEasy: @unchecked Sendable {
     /// The header list of a retry (`X-Imgbench-Attempt`), owned until the next request.
     private var headers: UnsafeMutablePointer<curl_slist>?
 
-    init(limits: FetchLimits) {
+    /// The simulated user (`--clients`) it fetches for, sent as `X-Imgbench-Client` so the
+    /// embedded server gives each user a link of its own; 0 sends nothing.
+    let client: Int
+
+    init(limits: FetchLimits, client: Int = 0) {
+        self.client = client
         CurlGlobal.initialize()
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         self.handle = handle
@@ -47,7 +52,9 @@ final class CurlEasy: @unchecked Sendable {
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         ib_curl_easy_set_string(handle, CURLOPT_URL, url)
         curl_slist_free_all(headers)
-        headers = attempt > 1 ? curl_slist_append(nil, "X-Imgbench-Attempt: \(attempt)") : nil
+        headers = nil
+        if attempt > 1 { headers = curl_slist_append(headers, "X-Imgbench-Attempt: \(attempt)") }
+        if client > 0 { headers = curl_slist_append(headers, "X-Imgbench-Client: \(client)") }
         ib_curl_easy_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
         ib_curl_easy_set_pointer(handle, CURLOPT_WRITEDATA, context)
         ib_curl_easy_set_pointer(handle, CURLOPT_XFERINFODATA, context)

@@ -7,8 +7,8 @@ import CCurl
 public final class CurlFetcher: ImageFetching, @unchecked Sendable {
     private let easy: CurlEasy
 
-    public init(limits: FetchLimits = FetchLimits()) {
-        easy = CurlEasy(limits: limits)
+    public init(limits: FetchLimits = FetchLimits(), client: Int = 0) {
+        easy = CurlEasy(limits: limits, client: client)
     }
 
     public func fetch(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) throws(FetchError) -> FetchResult {

@@ -30,7 +30,10 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, completion: Completion)] = [:]
     private var spare: [CurlEasy] = []
 
-    public init(limits: FetchLimits) {
+    private let client: Int
+
+    public init(limits: FetchLimits, client: Int = 0) {
+        self.client = client
         CurlGlobal.initialize()
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
@@ -134,7 +137,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
                 request.completion(.failure(.cancelled(received: 0)))
                 continue
             }
-            let easy = spare.popLast() ?? CurlEasy(limits: limits)
+            let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client)
             easy.prepare(request.url, expectedBytes: request.expectedBytes, attempt: request.attempt, token: request.token)
             curl_multi_add_handle(multi, easy.handle)
             active[easy.handle] = (easy, request.completion)

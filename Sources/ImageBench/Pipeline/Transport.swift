@@ -6,10 +6,11 @@ public enum TransportKind: String, Sendable, Codable, CaseIterable {
     /// suspend (Swift concurrency) for their result, and a cancel wakes the driver at once.
     case multi
 
-    public func make(limits: FetchLimits) -> any Transport {
+    /// A transport for one simulated user (`client`, 0 for a single user).
+    public func make(limits: FetchLimits, client: Int = 0) -> any Transport {
         switch self {
-        case .blocking: BlockingTransport(limits: limits)
-        case .multi: CurlMultiTransport(limits: limits)
+        case .blocking: BlockingTransport(limits: limits, client: client)
+        case .multi: CurlMultiTransport(limits: limits, client: client)
         }
     }
 }
@@ -49,10 +50,15 @@ public final class BlockingTransport: Transport {
     private let idle = Locked<[CurlFetcher]>([])
     private let limits: FetchLimits
 
-    public init(limits: FetchLimits) { self.limits = limits }
+    private let client: Int
+
+    public init(limits: FetchLimits, client: Int = 0) {
+        self.limits = limits
+        self.client = client
+    }
 
     public func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
-        let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits)
+        let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits, client: client)
         defer { idle.withLockedValue { $0.append(fetcher) } }
         return try fetcher.fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
     }

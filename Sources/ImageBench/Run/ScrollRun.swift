@@ -108,7 +108,7 @@ public final class ScrollRun {
         self.cell = cell
         self.diskCache = diskCache
         frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
-        self.transport = transport ?? settings.transport.make(limits: settings.fetchLimits)
+        self.transport = transport ?? settings.transport.make(limits: settings.fetchLimits, client: client)
         scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: self.transport)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
         pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,

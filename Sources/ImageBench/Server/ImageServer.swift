@@ -49,8 +49,7 @@ public final class ImageServer: Sendable {
                 log: (@Sendable (ServedRequest) -> Void)? = nil) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let statistics = ServerStatistics()
-        let link = profile.bandwidthBytesPerSecond.map { SharedLink(bytesPerSecond: $0) }
-        let shaping = ResponseShaping(profile: profile, seed: seed, link: link, faults: faults, log: log)
+        let shaping = ResponseShaping(profile: profile, seed: seed, faults: faults, log: log)
         do {
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -90,7 +89,26 @@ final class ServerStatistics: Sendable {
 struct ResponseShaping: Sendable {
     let profile: NetworkProfile
     let seed: UInt64
-    let link: SharedLink?
+    /// One link per simulated user (`X-Imgbench-Client`, 0 without it): each user's phone has a
+    /// radio of its own; its connections share it.
+    private let links = Locked<[Int: SharedLink]>([:])
+
+    init(profile: NetworkProfile, seed: UInt64, faults: ServerFaults, log: (@Sendable (ServedRequest) -> Void)?) {
+        self.profile = profile
+        self.seed = seed
+        self.faults = faults
+        self.log = log
+    }
+
+    func link(for client: Int) -> SharedLink? {
+        guard let bandwidth = profile.bandwidthBytesPerSecond else { return nil }
+        return links.withLockedValue { links in
+            if let link = links[client] { return link }
+            let link = SharedLink(bytesPerSecond: bandwidth)
+            links[client] = link
+            return link
+        }
+    }
     let faults: ServerFaults
     let log: (@Sendable (ServedRequest) -> Void)?
 }
@@ -104,6 +122,8 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private let shaping: ResponseShaping
     private let statistics: ServerStatistics
     private var request: HTTPRequestHead?
+    /// The simulated user of the request being answered (one at a time per connection).
+    private var client = 0
 
     init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics) {
         self.files = files
@@ -123,6 +143,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         statistics.requests.add(1, ordering: .relaxed)
+        client = head.headers["X-Imgbench-Client"].first.flatMap(Int.init) ?? 0
         let path = String(head.uri.prefix { $0 != "?" })
         func logged(_ status: HTTPResponseStatus, _ bytes: Int, delay: Double = 0, fault: ServerFaults.Kind? = nil) {
             shaping.log?(ServedRequest(method: "\(head.method)", path: path, status: Int(status.code), bytes: bytes,
@@ -222,7 +243,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
 
     /// Writes a body, paced through the shared link when there is one, then calls `finish`.
     private func sendBody(_ body: ByteBuffer, context: ChannelHandlerContext, finish: @escaping (ChannelHandlerContext) -> Void) {
-        if let link = shaping.link {
+        if let link = shaping.link(for: client) {
             context.flush()
             sendPaced(body, through: link, context: context, finish: finish)
         } else {
