@@ -16,6 +16,7 @@ extension RunSummary {
             total.errors += part.errors
             total.errorsByClass.merge(part.errorsByClass, uniquingKeysWith: +)
             total.retries += part.retries
+            total.httpRequests += part.httpRequests
             total.decodeWarnings += part.decodeWarnings
             total.displayed += part.displayed
             total.neverDisplayed += part.neverDisplayed
@@ -125,6 +126,7 @@ extension RunSummary {
                   cpuSysS: try real("cpu_sys_s"), peakRssMb: try real("peak_rss_mb"), durationS: try real("duration_s"))
         for errorClass in ErrorClass.allCases { errorsByClass[errorClass] = try int("errors_" + errorClass.rawValue) }
         retries = try int("retries")
+        httpRequests = try int("http_requests")
         decodeWarnings = try int("decode_warnings")
         partial = try int("partial") == 1
     }

@@ -19,6 +19,9 @@ public struct RunSummary: Sendable, Equatable {
     public var errorsByClass: [ErrorClass: Int] = [:]
     /// Fetch attempts beyond the first (`--retries`).
     public var retries = 0
+    /// HTTP requests sent, retries included: what a server sees. Lower than `network_fetches` when
+    /// loads are cancelled before a worker picks them up.
+    public var httpRequests = 0
     /// Decoder warnings: damaged images that still displayed (gray where data was missing).
     public var decodeWarnings = 0
     public var displayed: Int
@@ -88,7 +91,7 @@ public struct RunSummary: Sendable, Equatable {
             ("disk_discarded", .integer(diskDiscarded)),
             ("errors", .integer(errors)),
         ] + ErrorClass.allCases.map { ("errors_" + $0.rawValue, Value.integer(errorsByClass[$0, default: 0])) } + [
-            ("retries", .integer(retries)), ("decode_warnings", .integer(decodeWarnings)),
+            ("retries", .integer(retries)), ("http_requests", .integer(httpRequests)), ("decode_warnings", .integer(decodeWarnings)),
             ("displayed", .integer(displayed)), ("never_displayed", .integer(neverDisplayed)),
             ("latency_p50_ms", .real(latencyP50Ms)), ("latency_p90_ms", .real(latencyP90Ms)),
             ("latency_p95_ms", .real(latencyP95Ms)), ("latency_p99_ms", .real(latencyP99Ms)),

@@ -90,7 +90,7 @@ public final class ScrollRun {
     private var prefetchLoads = 0, prefetchCancelled = 0
     private let stop: StopRequest?
     private let client: Int
-    private var bytesDownloaded = 0, bytesWasted = 0, retries = 0, decodeWarnings = 0
+    private var bytesDownloaded = 0, bytesWasted = 0, retries = 0, decodeWarnings = 0, httpRequests = 0
     /// Loads that failed, by class, whether or not a row still wanted the image.
     private var failedLoads: [ErrorClass: Int] = [:]
     private var imagesDecoded = 0, decodedPixels = 0
@@ -408,6 +408,7 @@ public final class ScrollRun {
     private func account(_ completion: LoadCompletion) {
         bytesDownloaded += completion.bytesReceived
         retries += completion.attempts - 1
+        if completion.source == .network { httpRequests += completion.attempts }
         decodeWarnings += completion.decodeWarnings
         if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
         if case .image = completion.outcome {
@@ -489,6 +490,7 @@ public final class ScrollRun {
             peakRssMb: ResourceUsage.peakResidentMegabytes(), durationS: seconds)
         summary.errorsByClass = failedLoads
         summary.retries = retries
+        summary.httpRequests = httpRequests
         summary.decodeWarnings = decodeWarnings
         return summary
     }

@@ -26,6 +26,7 @@ struct ClientsTests {
         let server = try #require(result.server)
         #expect(result.clients.count == 20 && Set(result.clients.map(\.client)) == Set(0..<20))
         #expect(server.requests == result.summary.networkFetches && server.requests > 100, "server \(server.requests)")
+        #expect(server.requests == result.summary.httpRequests)
         #expect(result.summary.networkFetches == result.clients.reduce(0) { $0 + $1.summary.networkFetches })
         #expect(result.summary.requests == result.clients.reduce(0) { $0 + $1.summary.requests })
         #expect(result.summary.requests == 20 * 300)  // every user saw every row
