@@ -28,7 +28,8 @@ struct SourceFailureTests {
             let run = try #require(try ResultsDirectory(path: out.path).runs.first)
             #expect(Int(run["displayed"] ?? "") ?? 0 > 0)
             #expect(Int(run["errors_connection"] ?? "") ?? 0 > 0, "\(run)")
-            #expect(Int(run["rows_visited"] ?? "") == 1500)  // it kept scrolling to the end
+            // It kept scrolling to the end (a loaded machine may drop a frame or two, and their rows).
+            #expect(Int(run["rows_visited"] ?? "") ?? 0 > 1450, "\(run["rows_visited"] ?? "?") rows visited")
             for file in Reports.all.map(\.fileName) {
                 #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file)")
             }
