@@ -24,7 +24,9 @@ public struct RequestsCSV: ReportWriter {
                 table.append(cell + [
                     String(request.client), String(request.id), String(request.row), String(request.imageID), request.url,
                     request.source.rawValue, request.outcome.rawValue, String(request.visibleFrame),
-                    request.displayFrame.map(String.init) ?? "", ms(request.latency),
+                    request.displayFrame.map(String.init) ?? "",
+                    // Latency to the nanosecond, so its samples can be re-histogrammed exactly.
+                    request.latency.map { String(format: "%.6f", Double($0) / 1e6) } ?? "",
                     request.displayedSize.map { String($0.width) } ?? "", request.displayedSize.map { String($0.height) } ?? "",
                     request.cancel.rawValue, String(request.bytes), ms(stages?.queueWait), ms(stages?.diskRead),
                     ms(stages?.timeToFirstByte), ms(stages?.transfer),

@@ -33,7 +33,7 @@ struct DecoderFuzzTests {
         while offset + 12 <= bytes.count {
             let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
             guard length >= 0, offset + 12 + length <= bytes.count else { break }
-            let crc = HostileSourceTests.crc32(Array(bytes[(offset + 4)..<(offset + 8 + length)]))
+            let crc = Fixtures.crc32(Array(bytes[(offset + 4)..<(offset + 8 + length)]))
             for index in 0..<4 { bytes[offset + 8 + length + index] = UInt8((crc >> (24 - 8 * UInt32(index))) & 0xFF) }
             offset += 12 + length
         }

@@ -161,60 +161,63 @@ struct CachePolicyTests {
     }
 }
 
-@Suite("Disk cache survives a killed process")
-struct KilledProcessTests {
-    /// The imgbench executable built beside this test bundle.
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("imgbench")
-    }
-
-    @Test("SIGKILL while entries are being written leaves a cache with no bad entry, which the next run uses")
-    func sigkill() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        let output = try Fixtures.temporaryDirectory("out")
-        defer {
-            try? FileManager.default.removeItem(at: directory)
-            try? FileManager.default.removeItem(at: output)
-        }
-        try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "no imgbench at \(Self.executable.path)")
-        let process = Process()
-        process.executableURL = Self.executable
-        // Few distinct images keep corpus generation short; many rows keep the run going; no
-        // cancellation, so entries keep being written even when a loaded machine is slow.
-        process.arguments = ["--rows", "3000", "--images", "150", "--strategies", "threads", "--network", "lte", "--quiet",
-                             "--cancel", "none",
-                             "--disk-cache", directory.path, "--out", output.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait until the run is writing entries (into its run directory), then kill it mid-stream.
-        func written() -> Int {
-            let runs = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(".run-") }
-            return runs.reduce(0) { total, run in
-                total + (((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(run).path)) ?? [])
-                    .filter(DiskCache.isEntryName).count)
+extension ChildProcessRuns {
+    @Suite("Disk cache survives a killed process")
+    struct KilledProcessTests {
+        @Test("SIGKILL while entries are being written leaves a cache with no bad entry, which the next run uses")
+        func sigkill() async throws {
+            let directory = try Fixtures.temporaryDirectory()
+            let output = try Fixtures.temporaryDirectory("out")
+            defer {
+                try? FileManager.default.removeItem(at: directory)
+                try? FileManager.default.removeItem(at: output)
             }
-        }
-        var waited = 0
-        while written() < 30 && waited < 1200 && process.isRunning {
-            try await Task.sleep(for: .milliseconds(50))
-            waited += 1
-        }
-        #expect(process.isRunning, "the run ended before it could be killed")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+            try #require(FileManager.default.isExecutableFile(atPath: Fixtures.executable.path), "no imgbench at \(Fixtures.executable.path)")
+            let process = Process()
+            process.executableURL = Fixtures.executable
+            // Few distinct images keep corpus generation short; many rows keep the run going; no
+            // cancellation, so entries keep being written even when a loaded machine is slow.
+            process.arguments = ["--rows", "3000", "--images", "150", "--strategies", "threads", "--network", "lte", "--quiet",
+                                 "--cancel", "none",
+                                 "--disk-cache", directory.path, "--out", output.path]
+            let log = output.appendingPathComponent("stderr.log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+            // Wait until the run is writing entries (into its run directory), then kill it mid-stream.
+            func written() -> Int {
+                let runs = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(".run-") }
+                return runs.reduce(0) { total, run in
+                    total + (((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(run).path)) ?? [])
+                        .filter(DiskCache.isEntryName).count)
+                }
+            }
+            var waited = 0
+            while written() < 30 && waited < 1200 && process.isRunning {
+                try await Task.sleep(for: .milliseconds(50))
+                waited += 1
+            }
+            if !process.isRunning {
+                let stderr = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                Issue.record("the run ended (status \(process.terminationStatus)) before it could be killed, \(written()) entries written: \(stderr)")
+                return
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
 
-        // Reopening keeps the dead run's whole entries and drops its half-written files.
-        let workspace = try DiskCacheWorkspace(directory: directory)
-        let audit = DiskCache.audit(directory: workspace.directory)
-        #expect(audit.invalid.isEmpty)
-        #expect(audit.valid >= 30)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasPrefix(".tmp-") || $0.hasPrefix(".run-") }
-        #expect(leftovers.isEmpty, "\(leftovers)")
-        let next = try await CachePolicyTests.run(rows: 200) { $0.diskCacheDirectory = directory.path }
-        #expect(next.diskHits > 0)
-        #expect(next.diskDiscarded == 0)
+            // Reopening keeps the dead run's whole entries and drops its half-written files.
+            let workspace = try DiskCacheWorkspace(directory: directory)
+            let audit = DiskCache.audit(directory: workspace.directory)
+            #expect(audit.invalid.isEmpty)
+            #expect(audit.valid >= 30)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasPrefix(".tmp-") || $0.hasPrefix(".run-") }
+            #expect(leftovers.isEmpty, "\(leftovers)")
+            let next = try await CachePolicyTests.run(rows: 200) { $0.diskCacheDirectory = directory.path }
+            #expect(next.diskHits > 0)
+            #expect(next.diskDiscarded == 0)
+        }
     }
 }

@@ -2,83 +2,85 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-/// Many simulated users (`--clients`), load generation (`--no-decode`), and runs split into
-/// shards (`--shard I/N`) joined again with `imgbench merge`.
-@Suite("Clients, shards and merge", .serialized)
-struct ClientsTests {
-    static func rows(_ url: URL) throws -> [[String: String]] {
-        let table = CSVTable.parse(try String(contentsOf: url, encoding: .utf8))
-        return table.dropFirst().filter { $0.count == table[0].count }.map { Dictionary(uniqueKeysWithValues: zip(table[0], $0)) }
-    }
-
-    @Test("--clients 20 --no-decode: the server answered exactly the clients' network fetches; per-client rows add up")
-    func manyClients() async throws {
-        let result = try await onOwnThread {
-            var settings = RunSettings()
-            settings.rows = 300
-            settings.clients = 20
-            settings.decodes = false
-            settings.cancelPolicy = .none  // every load started reaches the server (no queued cancels)
-            settings.network = try NetworkProfile(parsing: "loopback")
-            settings.imageCount = 100
-            return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads], concurrencies: [4])).results[0]
+extension ChildProcessRuns {
+    /// Many simulated users (`--clients`), load generation (`--no-decode`), and runs split into
+    /// shards (`--shard I/N`) joined again with `imgbench merge`.
+    @Suite("Clients, shards and merge", .serialized)
+    struct ClientsTests {
+        static func rows(_ url: URL) throws -> [[String: String]] {
+            let table = CSVTable.parse(try String(contentsOf: url, encoding: .utf8))
+            return table.dropFirst().filter { $0.count == table[0].count }.map { Dictionary(uniqueKeysWithValues: zip(table[0], $0)) }
         }
-        let server = try #require(result.server)
-        #expect(result.clients.count == 20 && Set(result.clients.map(\.client)) == Set(0..<20))
-        #expect(server.requests == result.summary.networkFetches && server.requests > 100, "server \(server.requests)")
-        #expect(server.requests == result.summary.httpRequests)
-        #expect(result.summary.networkFetches == result.clients.reduce(0) { $0 + $1.summary.networkFetches })
-        #expect(result.summary.requests == result.clients.reduce(0) { $0 + $1.summary.requests })
-        #expect(result.summary.requests == 20 * 300)  // every user saw every row
-        #expect(result.summary.imagesDecoded > 0 && result.summary.errors == 0)
-        // Each user scrolled its own trace: rows came into view at different frames.
-        let timings = Set(result.clients.indices.map { index in
-            result.requests.filter { $0.client == index }.prefix(60).map { "\($0.row)@\($0.visibleFrame)" }
-        })
-        #expect(timings.count == 20)
-    }
 
-    @Test("four shards as processes, merged, equal the unsharded run: requests, hits, bytes; p99 of the union of samples")
-    func shards() async throws {
-        try await onOwnThread {
-            let root = try Fixtures.temporaryDirectory("shards")
-            defer { try? FileManager.default.removeItem(at: root) }
-            // Slow scrolling on loopback without decoding: every image is in before its row
-            // returns, so hits and bytes do not depend on timing.
-            let common = ["--clients", "8", "--no-decode", "--rows", "40", "--images", "20", "--scroll", "browse",
-                          "--cancel", "none", "--network", "loopback", "--strategies", "threads", "--quiet"]
-            let runs = (0...4).map { index in
-                let shard = index == 0 ? [] : ["--shard", "\(index)/4"]
-                return try? BackgroundRun(common + shard + ["--out", root.appendingPathComponent("run-\(index)").path],
-                                          log: root.appendingPathComponent("run-\(index).log"))
+        @Test("--clients 20 --no-decode: the server answered exactly the clients' network fetches; per-client rows add up")
+        func manyClients() async throws {
+            let result = try await onOwnThread {
+                var settings = RunSettings()
+                settings.rows = 300
+                settings.clients = 20
+                settings.decodes = false
+                settings.cancelPolicy = .none  // every load started reaches the server (no queued cancels)
+                settings.network = try NetworkProfile(parsing: "loopback")
+                settings.imageCount = 100
+                return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads], concurrencies: [4])).results[0]
             }
-            for run in runs {
-                let run = try #require(run)
-                run.process.waitUntilExit()
-                #expect(run.process.terminationStatus == 0, "\(run.output)")
-            }
-            let merged = try GateRunTests.imgbench(["merge", "--out", root.appendingPathComponent("merged").path]
-                                                   + (1...4).map { root.appendingPathComponent("run-\($0)").path })
-            try #require(merged.status == 0, "\(merged.output)")
-            let whole = try #require(try Self.rows(root.appendingPathComponent("run-0/summary.csv")).first)
-            let joined = try #require(try Self.rows(root.appendingPathComponent("merged/summary.csv")).first)
-            for column in ["requests", "memory_hits", "network_fetches", "bytes_downloaded", "displayed", "rows_visited"] {
-                #expect(whole[column] == joined[column], "\(column): \(whole[column] ?? "?") unsharded vs \(joined[column] ?? "?") merged")
-            }
-            #expect(try Self.rows(root.appendingPathComponent("merged/clients.csv")).map { $0["client"] } == (0..<8).map(String.init))
-            // p99 of the union of every shard's displayed-latency samples.
-            var union = LatencyHistogram()
-            for shard in 1...4 {
-                for request in try Self.rows(root.appendingPathComponent("run-\(shard)/requests.csv")) where request["outcome"] == "displayed" {
-                    union.record(nanoseconds: UInt64((Double(request["latency_ms"]!)! * 1e6).rounded()))
+            let server = try #require(result.server)
+            #expect(result.clients.count == 20 && Set(result.clients.map(\.client)) == Set(0..<20))
+            #expect(server.requests == result.summary.networkFetches && server.requests > 100, "server \(server.requests)")
+            #expect(server.requests == result.summary.httpRequests)
+            #expect(result.summary.networkFetches == result.clients.reduce(0) { $0 + $1.summary.networkFetches })
+            #expect(result.summary.requests == result.clients.reduce(0) { $0 + $1.summary.requests })
+            #expect(result.summary.requests == 20 * 300)  // every user saw every row
+            #expect(result.summary.imagesDecoded > 0 && result.summary.errors == 0)
+            // Each user scrolled its own trace: rows came into view at different frames.
+            let timings = Set(result.clients.indices.map { index in
+                result.requests.filter { $0.client == index }.prefix(60).map { "\($0.row)@\($0.visibleFrame)" }
+            })
+            #expect(timings.count == 20)
+        }
+
+        @Test("four shards as processes, merged, equal the unsharded run: requests, hits, bytes; p99 of the union of samples")
+        func shards() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("shards")
+                defer { try? FileManager.default.removeItem(at: root) }
+                // Slow scrolling on loopback without decoding: every image is in before its row
+                // returns, so hits and bytes do not depend on timing.
+                let common = ["--clients", "8", "--no-decode", "--rows", "40", "--images", "20", "--scroll", "browse",
+                              "--cancel", "none", "--network", "loopback", "--strategies", "threads", "--quiet"]
+                let runs = (0...4).map { index in
+                    let shard = index == 0 ? [] : ["--shard", "\(index)/4"]
+                    return try? BackgroundRun(common + shard + ["--out", root.appendingPathComponent("run-\(index)").path],
+                                              log: root.appendingPathComponent("run-\(index).log"))
                 }
+                for run in runs {
+                    let run = try #require(run)
+                    run.process.waitUntilExit()
+                    #expect(run.process.terminationStatus == 0, "\(run.output)")
+                }
+                let merged = try Fixtures.imgbench(["merge", "--out", root.appendingPathComponent("merged").path]
+                                                       + (1...4).map { root.appendingPathComponent("run-\($0)").path })
+                try #require(merged.status == 0, "\(merged.output)")
+                let whole = try #require(try Self.rows(root.appendingPathComponent("run-0/summary.csv")).first)
+                let joined = try #require(try Self.rows(root.appendingPathComponent("merged/summary.csv")).first)
+                for column in ["requests", "memory_hits", "network_fetches", "bytes_downloaded", "displayed", "rows_visited"] {
+                    #expect(whole[column] == joined[column], "\(column): \(whole[column] ?? "?") unsharded vs \(joined[column] ?? "?") merged")
+                }
+                #expect(try Self.rows(root.appendingPathComponent("merged/clients.csv")).map { $0["client"] } == (0..<8).map(String.init))
+                // p99 of the union of every shard's displayed-latency samples.
+                var union = LatencyHistogram()
+                for shard in 1...4 {
+                    for request in try Self.rows(root.appendingPathComponent("run-\(shard)/requests.csv")) where request["outcome"] == "displayed" {
+                        union.record(nanoseconds: UInt64((Double(request["latency_ms"]!)! * 1e6).rounded()))
+                    }
+                }
+                #expect(union.count == Int(joined["displayed"]!))
+                #expect(String(format: "%.3f", union.milliseconds(atPercentile: 99)) == joined["latency_p99_ms"])
+                // Shards of different configurations are refused.
+                let mixed = try Fixtures.imgbench(["merge", "--out", root.appendingPathComponent("mixed").path,
+                                                       root.appendingPathComponent("run-1").path, root.appendingPathComponent("run-0").path])
+                #expect(mixed.status == 2, "\(mixed.output)")
             }
-            #expect(union.count == Int(joined["displayed"]!))
-            #expect(String(format: "%.3f", union.milliseconds(atPercentile: 99)) == joined["latency_p99_ms"])
-            // Shards of different configurations are refused.
-            let mixed = try GateRunTests.imgbench(["merge", "--out", root.appendingPathComponent("mixed").path,
-                                                   root.appendingPathComponent("run-1").path, root.appendingPathComponent("run-0").path])
-            #expect(mixed.status == 2, "\(mixed.output)")
         }
     }
 }

@@ -28,7 +28,7 @@ struct CommandLineTests {
         ]
         try await onOwnThread {
             for (arguments, named) in cases {
-                let run = try GateRunTests.imgbench(arguments + ["--out", directory.appendingPathComponent("never").path])
+                let run = try Fixtures.imgbench(arguments + ["--out", directory.appendingPathComponent("never").path])
                 let lines = Self.stderrLines(run.output)
                 #expect(run.status == 64, "\(arguments): \(run.output)")
                 #expect(lines.count == 1 && lines[0].hasPrefix("imgbench: ") && lines[0].contains(named), "\(arguments): \(lines)")
@@ -45,10 +45,10 @@ struct CommandLineTests {
         try "not a directory".write(to: file, atomically: true, encoding: .utf8)
         try await onOwnThread {
             // Under a regular file: no directory can be made there, whoever runs the test (root too).
-            let out = try GateRunTests.imgbench(["--rows", "50", "--out", file.appendingPathComponent("results").path])
+            let out = try Fixtures.imgbench(["--rows", "50", "--out", file.appendingPathComponent("results").path])
             #expect(out.status == 2 && out.output.contains("cannot write results to"), "\(out.output)")
             #expect(!out.output.contains("generating"), "the run must not start")
-            let cache = try GateRunTests.imgbench(["--rows", "50", "--disk-cache", file.appendingPathComponent("cache").path,
+            let cache = try Fixtures.imgbench(["--rows", "50", "--disk-cache", file.appendingPathComponent("cache").path,
                                                    "--out", directory.appendingPathComponent("results").path])
             #expect(cache.status == 2 && cache.output.contains(file.appendingPathComponent("cache").path), "\(cache.output)")
             #expect(!cache.output.contains("generating"), "the run must not start")

@@ -2,39 +2,41 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-/// Ctrl-C and SIGTERM through the real binary: the run stops, the reports measured so far are
-/// written and marked partial, and the exit status says which signal it was.
-@Suite("Interrupted runs", .serialized)
-struct InterruptTests {
-    static func interrupt(with signal: Int32) throws -> (status: Int32, summary: [String: Any], seconds: Double) {
-        let output = try Fixtures.temporaryDirectory("interrupted")
-        let run = try BackgroundRun(["--rows", "5000", "--images", "60", "--strategies", "threads,gcd", "--network", "loopback",
-                                     "--out", output.appendingPathComponent("results").path],
-                                    log: output.appendingPathComponent("stderr.log"))
-        let process = run.process
-        run.waitUntilScrolling(thenFor: 1.5)
-        let sent = Date()
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        let seconds = Date().timeIntervalSince(sent)
-        let data = try Data(contentsOf: output.appendingPathComponent("results/summary.json"))
-        try? FileManager.default.removeItem(at: output)
-        return (process.terminationStatus, try JSONSerialization.jsonObject(with: data) as! [String: Any], seconds)
-    }
+extension ChildProcessRuns {
+    /// Ctrl-C and SIGTERM through the real binary: the run stops, the reports measured so far are
+    /// written and marked partial, and the exit status says which signal it was.
+    @Suite("Interrupted runs", .serialized)
+    struct InterruptTests {
+        static func interrupt(with signal: Int32) throws -> (status: Int32, summary: [String: Any], seconds: Double) {
+            let output = try Fixtures.temporaryDirectory("interrupted")
+            let run = try BackgroundRun(["--rows", "5000", "--images", "60", "--strategies", "threads,gcd", "--network", "loopback",
+                                         "--out", output.appendingPathComponent("results").path],
+                                        log: output.appendingPathComponent("stderr.log"))
+            let process = run.process
+            run.waitUntilScrolling(thenFor: 1.5)
+            let sent = Date()
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            let seconds = Date().timeIntervalSince(sent)
+            let data = try Data(contentsOf: output.appendingPathComponent("results/summary.json"))
+            try? FileManager.default.removeItem(at: output)
+            return (process.terminationStatus, try JSONSerialization.jsonObject(with: data) as! [String: Any], seconds)
+        }
 
-    @Test("SIGINT mid-run: partial reports, exit 130; SIGTERM: exit 143")
-    func signals() async throws {
-        try await onOwnThread {
-            for (signal, status, name) in [(SIGINT, Int32(130), "SIGINT"), (SIGTERM, Int32(143), "SIGTERM")] {
-                let result = try Self.interrupt(with: signal)
-                #expect(result.status == status, "\(name)")
-                #expect(result.summary["partial"] as? Bool == true && result.summary["stopped_by"] as? String == name)
-                let runs = try #require(result.summary["runs"] as? [[String: Any]])
-                // Stopped in the first run: it is kept, marked partial, and the second never started.
-                #expect(runs.count == 1 && runs[0]["partial"] as? Int == 1, "\(runs.map { $0["strategy"] ?? "?" })")
-                #expect((runs[0]["requests"] as? Int ?? 0) > 0)
-                // A hang, not speed: the design's bound is 2 s; a loaded machine may take longer.
-                #expect(result.seconds < 15, "\(name) took \(result.seconds) s to exit")
+        @Test("SIGINT mid-run: partial reports, exit 130; SIGTERM: exit 143")
+        func signals() async throws {
+            try await onOwnThread {
+                for (signal, status, name) in [(SIGINT, Int32(130), "SIGINT"), (SIGTERM, Int32(143), "SIGTERM")] {
+                    let result = try Self.interrupt(with: signal)
+                    #expect(result.status == status, "\(name)")
+                    #expect(result.summary["partial"] as? Bool == true && result.summary["stopped_by"] as? String == name)
+                    let runs = try #require(result.summary["runs"] as? [[String: Any]])
+                    // Stopped in the first run: it is kept, marked partial, and the second never started.
+                    #expect(runs.count == 1 && runs[0]["partial"] as? Int == 1, "\(runs.map { $0["strategy"] ?? "?" })")
+                    #expect((runs[0]["requests"] as? Int ?? 0) > 0)
+                    // A hang, not speed: the design's bound is 2 s; a loaded machine may take longer.
+                    #expect(result.seconds < 15, "\(name) took \(result.seconds) s to exit")
+                }
             }
         }
     }

@@ -2,52 +2,54 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-/// Sources that go away: a server killed mid-run, and one that was never there.
-@Suite("Sources that fail", .serialized)
-struct SourceFailureTests {
-    @Test("nginx killed mid-run: the run completes with connection errors counted, writes its reports, exits 0")
-    func serverKilledMidRun() async throws {
-        try await onOwnThread {
-            let root = try Fixtures.temporaryDirectory("killed-source")
-            defer { try? FileManager.default.removeItem(at: root) }
-            let www = root.appendingPathComponent("www")
-            try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-            let size = PixelSize(width: 320, height: 240)
-            try Data(try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: 4), size: size, channels: 3))
-                .write(to: www.appendingPathComponent("photo.jpg"))
-            // Every row its own URL, all answered with the same file.
-            let nginx = try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
-            let out = root.appendingPathComponent("results")
-            let imgbench = try BackgroundRun(["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "1500", "--strategies", "threads",
-                                         "--out", out.path], log: root.appendingPathComponent("stderr.log"))
-            let process = imgbench.process
-            imgbench.waitUntilScrolling(thenFor: 2)
-            nginx.kill()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(imgbench.output)")
-            let run = try #require(try ResultsDirectory(path: out.path).runs.first)
-            #expect(Int(run["displayed"] ?? "") ?? 0 > 0)
-            #expect(Int(run["errors_connection"] ?? "") ?? 0 > 0, "\(run)")
-            // It kept scrolling to the end (a loaded machine may drop a frame or two, and their rows).
-            #expect(Int(run["rows_visited"] ?? "") ?? 0 > 1450, "\(run["rows_visited"] ?? "?") rows visited")
-            for file in Reports.all.map(\.fileName) {
-                #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file)")
+extension ChildProcessRuns {
+    /// Sources that go away: a server killed mid-run, and one that was never there.
+    @Suite("Sources that fail", .serialized)
+    struct SourceFailureTests {
+        @Test("nginx killed mid-run: the run completes with connection errors counted, writes its reports, exits 0")
+        func serverKilledMidRun() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("killed-source")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let www = root.appendingPathComponent("www")
+                try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+                let size = PixelSize(width: 320, height: 240)
+                try Data(try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: 4), size: size, channels: 3))
+                    .write(to: www.appendingPathComponent("photo.jpg"))
+                // Every row its own URL, all answered with the same file.
+                let nginx = try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
+                let out = root.appendingPathComponent("results")
+                let imgbench = try BackgroundRun(["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "1500", "--strategies", "threads",
+                                             "--out", out.path], log: root.appendingPathComponent("stderr.log"))
+                let process = imgbench.process
+                imgbench.waitUntilScrolling(thenFor: 2)
+                nginx.kill()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "\(imgbench.output)")
+                let run = try #require(try ResultsDirectory(path: out.path).runs.first)
+                #expect(Int(run["displayed"] ?? "") ?? 0 > 0)
+                #expect(Int(run["errors_connection"] ?? "") ?? 0 > 0, "\(run)")
+                // It kept scrolling to the end (a loaded machine may drop a frame or two, and their rows).
+                #expect(Int(run["rows_visited"] ?? "") ?? 0 > 1450, "\(run["rows_visited"] ?? "?") rows visited")
+                for file in Reports.all.map(\.fileName) {
+                    #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file)")
+                }
             }
         }
-    }
 
-    @Test("a source where nothing listens: exit 2 with the reason, in seconds")
-    func nothingListens() async throws {
-        try await onOwnThread {
-            let port = try Nginx.freePort()
-            let out = try Fixtures.temporaryDirectory("nothing-listens")
-            defer { try? FileManager.default.removeItem(at: out) }
-            let started = Date()
-            let run = try GateRunTests.imgbench(["--source", "http://127.0.0.1:\(port)/img/{id}.jpg", "--rows", "500",
-                                                 "--out", out.path])
-            #expect(run.status == 2, "\(run.output)")
-            #expect(run.output.contains("cannot reach http://127.0.0.1:\(port)/img/"), "\(run.output)")
-            #expect(Date().timeIntervalSince(started) < 10)
+        @Test("a source where nothing listens: exit 2 with the reason, in seconds")
+        func nothingListens() async throws {
+            try await onOwnThread {
+                let port = try Nginx.freePort()
+                let out = try Fixtures.temporaryDirectory("nothing-listens")
+                defer { try? FileManager.default.removeItem(at: out) }
+                let started = Date()
+                let run = try Fixtures.imgbench(["--source", "http://127.0.0.1:\(port)/img/{id}.jpg", "--rows", "500",
+                                                     "--out", out.path])
+                #expect(run.status == 2, "\(run.output)")
+                #expect(run.output.contains("cannot reach http://127.0.0.1:\(port)/img/"), "\(run.output)")
+                #expect(Date().timeIntervalSince(started) < 10)
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import ImageBench
 
 /// Images with known pixel values, encoded by the real libjpeg and libpng.
@@ -24,6 +25,35 @@ enum Fixtures {
         case (true, false): [30, 30, 200]
         case (false, false): [240, 240, 240]
         }
+    }
+
+    /// PNG chunk CRC (ISO 3309), to craft headers libpng accepts up to the lie they tell.
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    /// The imgbench executable built beside this test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("imgbench")
+    }
+
+    /// Runs the imgbench binary to the end: its exit status and its stdout and stderr together.
+    static func imgbench(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
     }
 
     static func temporaryDirectory(_ name: String = #function) throws -> URL {
@@ -56,7 +86,7 @@ struct BackgroundRun {
     init(_ arguments: [String], log: URL) throws {
         self.log = log
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.executableURL = KilledProcessTests.executable
+        process.executableURL = Fixtures.executable
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: log)
@@ -74,3 +104,10 @@ struct BackgroundRun {
         Thread.sleep(forTimeInterval: seconds)
     }
 }
+
+/// The suites that run imgbench (or nginx) as child processes, one after another: each spawns
+/// several processes that scroll in real time, and on a 2-core machine running them side by side
+/// starves them all (dropped frames, runs that outlast their waits). Suites elsewhere still run
+/// in parallel with these.
+@Suite("Child processes", .serialized)
+enum ChildProcessRuns {}
