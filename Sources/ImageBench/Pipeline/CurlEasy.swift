@@ -64,7 +64,12 @@ final class CurlEasy: @unchecked Sendable {
     func finish(_ code: CURLcode) -> Result<FetchResult, FetchError> {
         guard let transfer else { return .failure(.connection("no transfer was prepared")) }
         self.transfer = nil
-        if transfer.token.isCancelled { return .failure(.cancelled(received: transfer.body.count)) }
+        if transfer.token.isCancelled {
+            // What the headers promised, when they came: the size a cancelled image would have cost.
+            var announced: curl_off_t = -1
+            ib_curl_easy_get_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
+            return .failure(.cancelled(received: transfer.body.count, announced: announced >= 0 ? Int(announced) : nil))
+        }
         guard code == CURLE_OK else {
             if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge(limit: limits.maxBytes)) }
             return .failure(code == CURLE_OPERATION_TIMEDOUT

@@ -1,7 +1,8 @@
 /// Why a fetch produced no image bytes. Each case is a class of error counted in reports.
 public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The load was cancelled; `received` bytes had arrived by then.
-    case cancelled(received: Int)
+    /// `announced`: the body size the response's Content-Length gave, if its headers arrived.
+    case cancelled(received: Int, announced: Int? = nil)
     /// The server answered with a non-2xx status.
     case httpStatus(Int)
     /// `--timeout` elapsed.
@@ -13,7 +14,7 @@ public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .cancelled(let received): "cancelled after \(received) bytes"
+        case .cancelled(let received, _): "cancelled after \(received) bytes"
         case .httpStatus(let status): "HTTP status \(status)"
         case .timeout: "timed out"
         case .connection(let reason): "connection: \(reason)"

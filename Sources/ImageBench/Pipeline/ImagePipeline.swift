@@ -95,6 +95,9 @@ public struct LoadCompletion: Sendable {
     public var attempts = 1
     /// The decoder's warnings: damage it worked around.
     public var decodeWarnings = 0
+    /// The image's full body size, when known: the bytes received, or for a cancelled transfer
+    /// its Content-Length. How sizes a manifest or template does not give are learned.
+    public var bodySize: Int?
 }
 
 /// What one load needs to know about its image.
@@ -236,12 +239,13 @@ public struct ImagePipeline: Sendable {
                          attempts: Int = 1, fullSize: Bool = false) -> Output {
         var stages = initial
         var decodeWarnings = 0
+        var bodySize: Int?
         func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0, store: [UInt8]? = nil) -> Output {
             token.finish()
             let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
                                             bytesReceived: source == .network ? bytes : 0, sourcePixels: pixels,
                                             finishedAt: MonotonicClock.now(), attempts: attempts,
-                                            decodeWarnings: decodeWarnings)
+                                            decodeWarnings: decodeWarnings, bodySize: bodySize)
             return Output(completion: completion, bytesToStore: store)
         }
         // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
@@ -251,11 +255,15 @@ public struct ImagePipeline: Sendable {
         switch fetched {
         case .failure(let error):
             stages.timeToFirstByte = fetchTime
-            if case .cancelled(let received) = error { return finish(.cancelled, bytes: received) }
+            if case .cancelled(let received, let announced) = error {
+                bodySize = announced
+                return finish(.cancelled, bytes: received)
+            }
             return finish(.failed(.fetch(error)), bytes: 0)
         case .success(let success):
             result = success
         }
+        bodySize = result.bytes.count
         stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
         stages.transfer = fetchTime - stages.timeToFirstByte
         let bytes = result.bytes.count

@@ -91,6 +91,8 @@ public final class ScrollRun {
     private let stop: StopRequest?
     private let client: Int
     private var bytesDownloaded = 0, bytesWasted = 0, retries = 0, decodeWarnings = 0, httpRequests = 0
+    /// Body sizes learned from responses (Content-Length), for sources that do not give them.
+    private var learnedBytes: [Int: Int] = [:]
     /// Loads that failed, by class, whether or not a row still wanted the image.
     private var failedLoads: [ErrorClass: Int] = [:]
     private var imagesDecoded = 0, decodedPixels = 0
@@ -360,6 +362,7 @@ public final class ScrollRun {
         for completion in inbox.takeAll() {
             account(completion)
             guard let load = loads[completion.loadID] else { continue }
+            if let size = completion.bodySize { learnedBytes[load.imageID] = size }
             forget(completion.loadID, key: load.key)
             if load.cancelled {
                 partialBytes[load.imageID, default: 0] += completion.bytesReceived
@@ -439,6 +442,7 @@ public final class ScrollRun {
         for completion in inbox.takeAll() {
             account(completion)
             guard let load = loads[completion.loadID] else { continue }
+            if let size = completion.bodySize { learnedBytes[load.imageID] = size }
             if case .image = completion.outcome { completedImages.insert(load.imageID) }
             if load.cancelled {
                 partialBytes[load.imageID, default: 0] += completion.bytesReceived
@@ -461,7 +465,7 @@ public final class ScrollRun {
             let image = workload.images[imageID]
             savedPixels += image.sourcePixels ?? 0
             if diskCache?.contains(image.cacheKey) == true { continue }  // it would have come from disk
-            bytesSaved += max(0, (image.expectedBytes ?? 0) - partialBytes[imageID, default: 0])
+            bytesSaved += max(0, (image.expectedBytes ?? learnedBytes[imageID] ?? 0) - partialBytes[imageID, default: 0])
         }
         let disk = diskCache?.statistics ?? DiskCache.Statistics()
         var summary = RunSummary(

@@ -32,7 +32,7 @@ struct CancellationTests {
         #expect(token.cancel() == .inFlight)
         done.wait()
         let result = try #require(outcome.withLockedValue { $0 })
-        guard case .failure(.cancelled(let received)) = result else {
+        guard case .failure(.cancelled(let received, _)) = result else {
             Issue.record("expected a cancelled fetch, got \(result)")
             return
         }
@@ -59,7 +59,7 @@ struct CancellationTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(token.cancel() == .inFlight)
         let result = await fetch.result
-        guard case .failure(let error) = result, case .cancelled(let received) = error as? FetchError else {
+        guard case .failure(let error) = result, case .cancelled(let received, _) = error as? FetchError else {
             Issue.record("expected a cancelled fetch, got \(result)")
             return
         }
