@@ -6,6 +6,13 @@ public struct MarkdownReport: ReportWriter {
 
     public init() {}
 
+    /// The headline findings as a list, with a heading; nothing when there is nothing to compare.
+    func findings(_ results: BenchmarkResults) -> String {
+        let sentences = Findings.sentences(results.results)
+        guard !sentences.isEmpty else { return "" }
+        return "## Findings\n\n" + sentences.map { "- \($0)" }.joined(separator: "\n") + "\n\n## All numbers\n\n"
+    }
+
     public func render(_ results: BenchmarkResults) throws -> String {
         let settings = results.plan.settings
         let partial = results.stoppedBy.map {
@@ -14,15 +21,16 @@ public struct MarkdownReport: ReportWriter {
         return """
         # imgbench report
 
-        \(partial)        \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
+        \(partial)\(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
         network \(settings.network), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_048_576) MB, \
         disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_048_576) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).
         \(settings.injection == .none ? "" : "**Injected slowdown (a testing aid, not a real measurement): `\(settings.injection)`.**\n")\
         \(settings.faults.isEmpty ? "" : "Server faults injected: `\(settings.faults)`.\n")
-        Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, served by the embedded server.
+        Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, \
+        \(settings.source == .embedded ? "served by the embedded server" : "from \(settings.source.description)").
 
-        \(ComparisonTable(results.results).markdown)
+        \(findings(results))\(ComparisonTable(results.results).markdown)
 
         Latency is display latency: from the frame a row became visible to the frame its image was displayed \
         (memory hits count as 0 ms; rows that left first are "never shown" and not in the percentiles).

@@ -80,3 +80,32 @@ struct ReportTests {
         #expect(throws: ResultsDirectory.LoadError.self) { try ResultsDirectory(path: "/nonexistent/imgbench") }
     }
 }
+
+extension ReportTests {
+    static func results(_ cells: [(String, Int, Double, Int)]) -> BenchmarkResults {
+        let runs = cells.map { strategy, concurrency, p95, hits in
+            RunResult(cell: RunCell(strategy: StrategyKind(rawValue: strategy)!, concurrency: concurrency, repetition: 1),
+                      summary: summary(strategy: strategy, concurrency: concurrency, p95: p95, hitRate: hits),
+                      requests: [], latency: LatencyHistogram(), stages: StageHistograms())
+        }
+        return BenchmarkResults(plan: BenchmarkPlan(settings: RunSettings(), strategies: [.threads, .gcd], concurrencies: [1, 5]),
+                                results: runs, corpusImages: 10, corpusBytes: 1_000, serverURL: "http://127.0.0.1:1",
+                                traceSeconds: 1, startedAt: Date(), environment: RunEnvironment.capture())
+    }
+
+    @Test("report.md's findings state the numbers summary.csv has")
+    func findings() throws {
+        let results = Self.results([("threads", 1, 120, 40), ("gcd", 1, 150, 45), ("threads", 5, 80, 50), ("gcd", 5, 100, 50)])
+        let csv = CSVTable.parse(try SummaryCSV().render(results))
+        let row = { (strategy: String, limit: String) in
+            Dictionary(uniqueKeysWithValues: zip(csv[0], csv.dropFirst().first { $0[0] == strategy && $0[1] == limit }!))
+        }
+        let markdown = try MarkdownReport().render(results)
+        let threads5 = row("threads", "5")["latency_p95_ms"]!, gcd5 = row("gcd", "5")["latency_p95_ms"]!
+        #expect(markdown.contains("- At a limit of 5, threads had the lowest p95 display latency, \(threads5) ms, 20% below gcd (\(gcd5) ms)."),
+                "\(markdown)")
+        #expect(markdown.contains("- At a limit of 1, gcd had the highest memory hit rate, 45.0%, 5.0 points above threads (40.0%)."))
+        #expect(markdown.contains("- At a limit of 5, every strategy had the same memory hit rate, 50.0%."))
+        #expect(markdown.contains("- threads: p95 display latency went from 120.000 ms at a limit of 1 to 80.000 ms at 5 (-33%)."))
+    }
+}
