@@ -1,11 +1,13 @@
 import Foundation
 
-/// Progress on standard error: one line rewritten in place on a terminal, and on a pipe (CI logs)
-/// just a line when each run starts and ends.
+/// Progress on standard error: on a terminal, one line rewritten in place with a progress bar and
+/// the run's ETA; on a pipe (CI logs), one line per finished run of the matrix, nothing between.
 public final class TerminalProgress: BenchmarkObserver {
     private let interactive: Bool
     private let quiet: Bool
     private let lastCorpusLine = Locked<Int>(-1)
+    /// The run in progress: its place in the matrix and when it started (monotonic ns).
+    private let current = Locked<(index: Int, total: Int, started: UInt64)>((0, 0, 0))
 
     public init(quiet: Bool = false, interactive: Bool = isatty(STDERR_FILENO) == 1) {
         self.quiet = quiet
@@ -26,20 +28,36 @@ public final class TerminalProgress: BenchmarkObserver {
     }
 
     public func runStarted(_ cell: RunCell, index: Int, of total: Int) {
-        emit("[\(index + 1)/\(total)] \(Self.name(cell)): scrolling…", final: !interactive)
+        current.withLockedValue { $0 = (index, total, MonotonicClock.now()) }
+        guard interactive else { return }
+        emit("\(place) \(Self.name(cell)): starting…", final: false)
     }
 
     public func runProgress(_ cell: RunCell, _ progress: RunProgress) {
         guard interactive else { return }
-        let percent = min(100, progress.frame * 100 / max(1, progress.traceFrames))
-        emit("\(Self.name(cell)): \(percent)%  rows \(progress.rowsVisited)  requests \(progress.requests)  displayed \(progress.displayed)  in flight \(progress.inFlight)", final: false)
+        let fraction = min(1, Double(progress.frame) / Double(max(1, progress.traceFrames)))
+        let elapsed = Double(MonotonicClock.now() - current.withLockedValue { $0.started }) / 1e9
+        let eta = fraction > 0.02 ? String(format: "ETA %.0f s", elapsed * (1 - fraction) / fraction) : "ETA …"
+        emit("\(place) \(Self.name(cell)) \(Self.bar(fraction)) \(Int(fraction * 100))%  \(eta)  rows \(progress.rowsVisited)  "
+             + "requests \(progress.requests)  in flight \(progress.inFlight)", final: false)
     }
 
     public func runFinished(_ result: RunResult) {
         let s = result.summary
-        emit(String(format: "%@: done in %.1f s: %d requests, p95 %.0f ms, %d cancelled, %.1f MB downloaded",
-                    Self.name(result.cell), s.durationS, s.requests, s.latencyP95Ms,
+        emit(String(format: "%@ %@: done in %.1f s: %d requests, p95 %.0f ms, %d cancelled, %.1f MB downloaded",
+                    place, Self.name(result.cell), s.durationS, s.requests, s.latencyP95Ms,
                     s.cancelledQueued + s.cancelledInflight, Double(s.bytesDownloaded) / 1e6), final: true)
+    }
+
+    /// "[3/12]": the run's place in the matrix (warm-ups included).
+    private var place: String {
+        let (index, total, _) = current.withLockedValue { $0 }
+        return "[\(index + 1)/\(total)]"
+    }
+
+    static func bar(_ fraction: Double, width: Int = 20) -> String {
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
     }
 
     private static func name(_ cell: RunCell) -> String {

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+extension ChildProcessRuns {
+    /// Progress as a person and as a CI log see it: under a pseudo-terminal one line redrawn in
+    /// place with a bar and an ETA; piped, one line per run of the matrix.
+    @Suite("Terminal progress")
+    struct ProgressTests {
+        static let arguments = ["--rows", "400", "--images", "40", "--strategies", "threads,gcd", "--network", "loopback"]
+
+        @Test("under a pseudo-terminal the bar updates in place; piped, one line per matrix cell")
+        func progress() async throws {
+            try await onOwnThread {
+                let directory = try Fixtures.temporaryDirectory("progress")
+                defer { try? FileManager.default.removeItem(at: directory) }
+                // Python's pty module gives the binary a real terminal on stderr and stdout.
+                let script = """
+                import os, pty, sys
+                chunks = []
+                def read(fd):
+                    data = os.read(fd, 65536)
+                    chunks.append(data)
+                    return data
+                status = pty.spawn(sys.argv[1:], read)
+                sys.stdout.write(repr(b"".join(chunks).decode("utf-8", "replace")))
+                sys.exit(os.waitstatus_to_exitcode(status))
+                """
+                let terminal = try runPython(script, arguments: [Fixtures.executable.path] + Self.arguments
+                                             + ["--out", directory.appendingPathComponent("tty").path])
+                #expect(terminal.contains("\\r\\x1b[K"), "no in-place redraw: \(terminal.prefix(300))")
+                #expect(terminal.contains("ETA") && terminal.contains("[#"), "no bar: \(terminal.prefix(300))")
+
+                let piped = try BackgroundRun(Self.arguments + ["--out", directory.appendingPathComponent("pipe").path],
+                                              log: directory.appendingPathComponent("stderr.log"))
+                piped.process.waitUntilExit()
+                let lines = piped.output.split(separator: "\n")
+                #expect(!piped.output.contains("\r") && !piped.output.contains("\u{1B}["), "escapes in a log")
+                #expect(lines.filter { $0.hasPrefix("[") }.map { String($0.prefix(5)) } == ["[1/2]", "[2/2]"], "\(lines)")
+            }
+        }
+    }
+}
