@@ -8,7 +8,8 @@ struct Imgbench: ParsableCommand {
         commandName: "imgbench",
         abstract: "Benchmark image pipelines under a simulated scrolling feed.",
         version: ImageBenchVersion.current,
-        subcommands: [RunCommand.self, CompareCommand.self, GateCommand.self, ServeCommand.self, CorpusCommand.self, MergeCommand.self],
+        subcommands: [RunCommand.self, CompareCommand.self, GateCommand.self, ServeCommand.self, CorpusCommand.self, MergeCommand.self,
+                      ReportCommand.self],
         defaultSubcommand: RunCommand.self)
 
     /// ArgumentParser's own entry point, except that a usage error is one line (the reason,

@@ -18,6 +18,9 @@ public enum Reports {
     public static let all: [any ReportWriter] = [SummaryCSV(), SummaryAggregateCSV(), ClientsCSV(), RequestsCSV(), SummaryJSON(),
                                                  HistogramsJSON(), MarkdownReport()]
 
+    /// The reports people read, which `imgbench report` writes again from the data files.
+    public static let humanFacing: [any ReportWriter] = [MarkdownReport()]
+
     public static func write(_ results: BenchmarkResults, to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for writer in all { try writer.write(results, to: directory) }

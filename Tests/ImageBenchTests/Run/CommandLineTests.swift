@@ -55,3 +55,32 @@ struct CommandLineTests {
         }
     }
 }
+
+extension ChildProcessRuns {
+    @Suite("imgbench report")
+    struct ReportCommandTests {
+        @Test("imgbench report writes report.md again from the data files, with the same findings and table")
+        func regenerate() async throws {
+            try await onOwnThread {
+                let directory = try Fixtures.temporaryDirectory("report-again")
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let results = directory.appendingPathComponent("results")
+                let run = try Fixtures.imgbench(["--rows", "120", "--images", "30", "--strategies", "threads,gcd", "--concurrency", "1,4",
+                                                 "--network", "loopback", "--quiet", "--out", results.path])
+                try #require(run.status == 0, "\(run.output)")
+                let original = try String(contentsOf: results.appendingPathComponent("report.md"), encoding: .utf8)
+                try FileManager.default.removeItem(at: results.appendingPathComponent("report.md"))
+                let again = try Fixtures.imgbench(["report", results.path])
+                #expect(again.status == 0, "\(again.output)")
+                let rewritten = try String(contentsOf: results.appendingPathComponent("report.md"), encoding: .utf8)
+                func lines(_ text: String, _ prefix: String) -> [Substring] { text.split(separator: "\n").filter { $0.hasPrefix(prefix) } }
+                // Sentences and table rows are the same in number and subject; the numbers may differ in
+                // the last rounded digit, as the data files keep 3 decimals.
+                #expect(lines(rewritten, "- ").count == lines(original, "- ").count && lines(original, "- ").count >= 6)
+                #expect(lines(rewritten, "| ").map { $0.prefix(16) } == lines(original, "| ").map { $0.prefix(16) })
+                #expect(rewritten.hasPrefix("# imgbench report\n\n120 rows"))
+                #expect(try Fixtures.imgbench(["report", directory.appendingPathComponent("nothing").path]).status == 2)
+            }
+        }
+    }
+}
