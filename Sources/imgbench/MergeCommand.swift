@@ -52,6 +52,7 @@ struct MergeCommand: ParsableCommand {
         let directory = URL(fileURLWithPath: out)
         do {
             try Reports.write(results, to: directory)
+            // Written from the shards' own text: every column as they measured it.
             try merged.requestsCSV.write(to: directory.appendingPathComponent("requests.csv"), atomically: true, encoding: .utf8)
         } catch {
             throw fail("cannot write \(out): \(error.localizedDescription)")

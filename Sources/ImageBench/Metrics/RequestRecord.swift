@@ -60,3 +60,25 @@ public struct RequestRecord: Sendable, Codable {
         self.source = source
     }
 }
+
+extension RequestRecord {
+    /// A request read back from a row of requests.csv (what the reports draw: row, frames,
+    /// outcome, latency, source, size, error); nil for a row that is not one.
+    public init?(row: [String: String]) {
+        guard let id = row["request"].flatMap(Int.init), let tableRow = row["row"].flatMap(Int.init),
+              let image = row["image"].flatMap(Int.init), let visible = row["visible_frame"].flatMap(Int.init),
+              let source = row["source"].flatMap(RequestSource.init(rawValue:)),
+              let outcome = row["outcome"].flatMap(RequestOutcome.init(rawValue:)) else { return nil }
+        self.init(id: id, row: tableRow, imageID: image, url: row["url"] ?? "", visibleFrame: visible, requestedAt: 0, source: source)
+        client = row["client"].flatMap(Int.init) ?? 0
+        self.outcome = outcome
+        displayFrame = row["display_frame"].flatMap(Int.init)
+        latency = row["latency_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
+        if let width = row["image_width"].flatMap(Int.init), let height = row["image_height"].flatMap(Int.init) {
+            displayedSize = PixelSize(width: width, height: height)
+        }
+        bytes = row["bytes"].flatMap(Int.init) ?? 0
+        errorClass = row["error_class"].flatMap(ErrorClass.init(rawValue:))
+        errorMessage = row["error"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

@@ -16,10 +16,10 @@ extension ReportWriter {
 /// Every file a results directory holds, in the order they are written.
 public enum Reports {
     public static let all: [any ReportWriter] = [SummaryCSV(), SummaryAggregateCSV(), ClientsCSV(), RequestsCSV(), SummaryJSON(),
-                                                 HistogramsJSON(), MarkdownReport()]
+                                                 HistogramsJSON(), MarkdownReport(), HTMLReport()]
 
     /// The reports people read, which `imgbench report` writes again from the data files.
-    public static let humanFacing: [any ReportWriter] = [MarkdownReport()]
+    public static let humanFacing: [any ReportWriter] = [MarkdownReport(), HTMLReport()]
 
     public static func write(_ results: BenchmarkResults, to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -23,6 +23,7 @@ public enum ShardMerge {
         var seenClients: [Int: String] = [:]
         var cellOrder: [String] = []
         var requests = ""
+        var records: [String: [RequestRecord]] = [:]
         for directory in directories {
             let url = URL(fileURLWithPath: directory)
             let table: [[String]]
@@ -62,6 +63,15 @@ public enum ShardMerge {
             }
             let text = (try? String(contentsOf: url.appendingPathComponent("requests.csv"), encoding: .utf8)) ?? ""
             requests += requests.isEmpty ? text : String(text.drop { $0 != "\n" }.dropFirst())
+            let rows = CSVTable.parse(text)
+            if let header = rows.first {
+                for fields in rows.dropFirst() where fields.count == header.count {
+                    let row = Dictionary(uniqueKeysWithValues: zip(header, fields))
+                    guard let record = RequestRecord(row: row), let strategy = row["strategy"],
+                          let concurrency = row["concurrency"].flatMap(Int.init), let repetition = row["repeat"].flatMap(Int.init) else { continue }
+                    records[Self.key(strategy, concurrency, repetition), default: []].append(record)
+                }
+            }
         }
         let missing = Set(0..<expected).subtracting(seenClients.keys)
         guard missing.isEmpty || !requireAllClients else {
@@ -77,7 +87,7 @@ public enum ShardMerge {
             var summary = RunSummary.combining(clients.map(\.summary))
             summary.takeLatency(from: histogram.latency)
             var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition),
-                                   summary: summary, requests: [], latency: histogram.latency, stages: histogram.stages)
+                                   summary: summary, requests: records[key] ?? [], latency: histogram.latency, stages: histogram.stages)
             result.clients = clients.count > 1 ? clients : []
             results.append(result)
         }

@@ -181,7 +181,7 @@ extension ChildProcessRuns {
                                  "--cancel", "none",
                                  "--disk-cache", directory.path, "--out", output.path]
             let log = output.appendingPathComponent("stderr.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: log)
             try process.run()

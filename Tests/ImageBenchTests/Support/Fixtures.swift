@@ -85,7 +85,7 @@ struct BackgroundRun {
 
     init(_ arguments: [String], log: URL) throws {
         self.log = log
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = Fixtures.executable
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
