@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ImageBench
 
 /// `imgbench compare BASE NEW`: two results directories side by side.
@@ -13,6 +14,9 @@ struct CompareCommand: ParsableCommand {
     @Argument(help: "The results directory to compare.")
     var new: String
 
+    @Option(help: "Also write the comparison as a self-contained HTML page to this file.")
+    var html: String?
+
     func run() throws {
         let baseResults: ResultsDirectory, newResults: ResultsDirectory
         do {
@@ -21,6 +25,16 @@ struct CompareCommand: ParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        print(ResultsComparison(base: baseResults, new: newResults).text, terminator: "")
+        let comparison = ResultsComparison(base: baseResults, new: newResults)
+        print(comparison.text, terminator: "")
+        if let html {
+            do {
+                try comparison.html.write(toFile: html, atomically: true, encoding: .utf8)
+            } catch {
+                FileHandle.standardError.write(Data("imgbench compare: cannot write \(html): \(error.localizedDescription)\n".utf8))
+                throw ExitCode(2)
+            }
+            print("HTML comparison: \(html)")
+        }
     }
 }

@@ -109,3 +109,26 @@ extension ReportTests {
         #expect(markdown.contains("- threads: p95 display latency went from 120.000 ms at a limit of 1 to 80.000 ms at 5 (-33%)."))
     }
 }
+
+extension ReportTests {
+    @Test("the HTML comparison is well-formed, one row per metric, worse in red and better in green")
+    func comparisonHTML() throws {
+        let base = try GateTests.directory(p95: [100, 100], hitRates: [0.5, 0.5])
+        let new = try GateTests.directory(p95: [130, 130], hitRates: [0.6, 0.6])
+        defer { for url in [base, new] { try? FileManager.default.removeItem(at: url) } }
+        let comparison = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: new.path))
+        let page = base.appendingPathComponent("comparison.html")
+        try comparison.html.write(to: page, atomically: true, encoding: .utf8)
+        let rows = try runPython("""
+        import sys, xml.etree.ElementTree as ET
+        root = ET.parse(sys.argv[1]).getroot()
+        for row in root.iter():
+            if row.get("class") == "metric":
+                cells = list(row)
+                print(cells[0].text, cells[3].get("style"), cells[3].text)
+        """, arguments: [page.path]).split(separator: "\n")
+        #expect(rows.count == comparison.lines.count)
+        #expect(rows.contains("latency_p95_ms color: #d62728 +30.0%"), "\(rows)")
+        #expect(rows.contains("memory_hit_rate color: #2ca02c +20.0%"), "\(rows)")
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// `imgbench compare BASE NEW --html FILE`: the comparison as a self-contained page, one table
+/// per strategy × concurrency cell, each change coloured by whether it is better (green) or worse
+/// (red) for that metric, with a bar for its size.
+extension ResultsComparison {
+    public var html: String {
+        var body = "<h1>imgbench comparison</h1>\n<p>base: <code>\(escape(base.path))</code><br/>new: <code>\(escape(new.path))</code></p>\n"
+        var cell = ""
+        for line in lines {
+            if line.cell != cell {
+                if !cell.isEmpty { body += "</table>\n" }
+                cell = line.cell
+                body += "<h2>\(escape(cell))</h2>\n<table class=\"cell\">\n<tr><th>metric</th><th>base</th><th>new</th><th>change</th><th></th></tr>\n"
+            }
+            let change = line.relativeChange
+            let direction = Threshold.directions[line.metric]
+            let worse = change.map { direction == .lowerIsBetter ? $0 > 0 : direction == .higherIsBetter ? $0 < 0 : false } ?? false
+            let better = change.map { direction == .lowerIsBetter ? $0 < 0 : direction == .higherIsBetter ? $0 > 0 : false } ?? false
+            let colour = worse ? "#d62728" : better ? "#2ca02c" : "#999"
+            let width = min(120, abs(change ?? 0) * 240)
+            body += "<tr class=\"metric\"><td>\(escape(line.metric))</td><td>\(Self.format(line.base))</td><td>\(Self.format(line.new))</td>"
+                + "<td style=\"color: \(colour)\">\(change.map { String(format: "%+.1f%%", $0 * 100) } ?? "new")</td>"
+                + "<td><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"124\" height=\"10\"><rect width=\"\(String(format: "%.1f", width))\" height=\"10\" fill=\"\(colour)\"/></svg></td></tr>\n"
+        }
+        if !cell.isEmpty { body += "</table>\n" }
+        if lines.isEmpty { body += "<p>No strategy × concurrency cell is in both directories.</p>\n" }
+        if !unmatched.isEmpty { body += "<p>Only in one directory: \(escape(unmatched.joined(separator: ", ")))</p>\n" }
+        return """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8"/>
+        <title>imgbench comparison</title>
+        <style>
+        body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 900px; color: #222; }
+        table { border-collapse: collapse; margin-bottom: 12px; } td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: right; }
+        td:first-child, th:first-child { text-align: left; }
+        </style>
+        </head>
+        <body>
+        \(body)</body>
+        </html>
+
+        """
+    }
+}
