@@ -26,22 +26,9 @@ extension ResultsComparison {
         if !cell.isEmpty { body += "</table>\n" }
         if lines.isEmpty { body += "<p>No strategy × concurrency cell is in both directories.</p>\n" }
         if !unmatched.isEmpty { body += "<p>Only in one directory: \(escape(unmatched.joined(separator: ", ")))</p>\n" }
-        return """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8"/>
-        <title>imgbench comparison</title>
-        <style>
-        body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 900px; color: #222; }
-        table { border-collapse: collapse; margin-bottom: 12px; } td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: right; }
-        td:first-child, th:first-child { text-align: left; }
-        </style>
-        </head>
-        <body>
-        \(body)</body>
-        </html>
-
-        """
+        return page(title: "imgbench comparison", style: """
+            table { border-collapse: collapse; margin-bottom: 12px; } td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: right; }
+            td:first-child, th:first-child { text-align: left; }
+            """, body: body)
     }
 }

@@ -38,25 +38,11 @@ public struct HTMLReport: ReportWriter {
             body += timelineChart(first, fps: settings.fps)
         }
         body += "<h2>Configuration</h2>\n" + configurationTable(results)
-        return """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8"/>
-        <title>imgbench report</title>
-        <style>
-        body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }
-        h1 { font-size: 24px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ddd; }
-        .row { display: flex; flex-wrap: wrap; gap: 12px; } svg { background: #fff; }
-        table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
-        .warn { background: #fff3cd; padding: 6px 10px; }
-        </style>
-        </head>
-        <body>
-        \(body)</body>
-        </html>
-
-        """
+        return page(title: "imgbench report", style: """
+            .row { display: flex; flex-wrap: wrap; gap: 12px; } svg { background: #fff; }
+            table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
+            .warn { background: #fff3cd; padding: 6px 10px; }
+            """, body: body)
     }
 
     // MARK: - charts
@@ -250,6 +236,27 @@ public struct HTMLReport: ReportWriter {
     func svgElement(_ frame: Frame, _ content: String, label: String) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"\(label)\" width=\"\(f(frame.width))\" height=\"\(f(frame.height))\">\n\(content)</svg>\n"
     }
+}
+
+/// A self-contained page: the shared type and headings, the page's own rules, its body.
+func page(title: String, style: String, body: String) -> String {
+    """
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8"/>
+    <title>\(escape(title))</title>
+    <style>
+    body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }
+    h1 { font-size: 24px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ddd; }
+    \(style)
+    </style>
+    </head>
+    <body>
+    \(body)</body>
+    </html>
+
+    """
 }
 
 private func f(_ value: Double) -> String { String(format: "%.1f", value) }
