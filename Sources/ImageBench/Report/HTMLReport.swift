@@ -32,7 +32,8 @@ public struct HTMLReport: ReportWriter {
         }
         body += "<h2>Where requests were served from</h2>\n" + sourcesChart(results.results)
         if let first = results.results.first {
-            body += "<h2>Scroll timeline: \(escape(first.cell.strategy.rawValue)) ×\(first.cell.concurrency) #\(first.cell.repetition)</h2>\n"
+            body += "<h2>Scroll timeline: \(escape(first.cell.strategy.rawValue)) ×\(first.cell.concurrency) #\(first.cell.repetition)"
+                + (settings.clients > 1 ? ", user 0" : "") + "</h2>\n"
             body += "<p>Each row on screen, from the frame it appeared (left) to the frame its image did: a placeholder "
                 + "meanwhile (orange), the image once shown (green dot), or an error (red). The blue line is the viewport's top row.</p>\n"
             body += timelineChart(first, fps: settings.fps)
@@ -172,7 +173,8 @@ public struct HTMLReport: ReportWriter {
     }
 
     func timelineChart(_ result: RunResult, fps: Int) -> String {
-        let requests = result.requests
+        // One user's screen (the first, with --clients).
+        let requests = result.requests.filter { $0.client == 0 }
         guard !requests.isEmpty else { return "<p>No requests.</p>\n" }
         let lastFrame = Double(requests.map { max($0.visibleFrame, $0.displayFrame ?? $0.visibleFrame) }.max()! + fps / 2)
         let rows = Double((requests.map(\.row).max() ?? 0) + 1)
