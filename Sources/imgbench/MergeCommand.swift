@@ -27,7 +27,7 @@ struct MergeCommand: ParsableCommand {
         var configurations: [[String]] = []
         for shard in shards {
             do {
-                configurations.append(Self.withoutShard(try RecordedConfiguration(directory: shard).arguments))
+                configurations.append(RunCommand.removing(options: ["--shard"], from: try RecordedConfiguration(directory: shard).arguments))
             } catch {
                 throw fail(error.description)
             }
@@ -35,13 +35,12 @@ struct MergeCommand: ParsableCommand {
         guard let arguments = configurations.first, configurations.allSatisfy({ $0 == arguments }) else {
             throw fail("the shards ran different configurations: \(Set(configurations.map { $0.joined(separator: " ") }).sorted().joined(separator: " | "))")
         }
-        var plan: BenchmarkPlan
+        let plan: BenchmarkPlan
         do {
-            plan = try RunCommand.parse(arguments).makePlan()
+            plan = try RunCommand.plan(recorded: arguments)
         } catch {
             throw fail("cannot read the shards' configuration \(arguments.joined(separator: " ")): \(error)")
         }
-        plan.arguments = arguments
         let merged: ShardMerge.Merged
         do {
             merged = try ShardMerge.merge(shards, plan: plan)
@@ -59,17 +58,5 @@ struct MergeCommand: ParsableCommand {
         }
         print(ComparisonTable(results.results).text(bold: isatty(STDOUT_FILENO) == 1))
         print("\nMerged \(shards.count) shards (\(plan.settings.clients) clients): \(directory.path)/")
-    }
-
-    static func withoutShard(_ arguments: [String]) -> [String] {
-        var kept: [String] = []
-        var skipNext = false
-        for argument in arguments {
-            if skipNext { skipNext = false; continue }
-            if argument == "--shard" { skipNext = true; continue }
-            if argument.hasPrefix("--shard=") { continue }
-            kept.append(argument)
-        }
-        return kept
     }
 }

@@ -27,13 +27,12 @@ struct ReportCommand: ParsableCommand {
         } catch {
             throw fail(error.description)
         }
-        var plan: BenchmarkPlan
+        let plan: BenchmarkPlan
         do {
-            plan = try RunCommand.parse(MergeCommand.withoutShard(arguments)).makePlan()
+            plan = try RunCommand.plan(recorded: arguments)
         } catch {
             throw fail("cannot read the recorded configuration \(arguments.joined(separator: " ")): \(error)")
         }
-        plan.arguments = arguments
         let results: BenchmarkResults
         do {
             results = try ShardMerge.merge([directory], plan: plan, requireAllClients: false).results

@@ -250,17 +250,29 @@ struct RunCommand: ParsableCommand {
     /// The arguments of this invocation that decide what is measured: the subcommand name and the
     /// output options (`--out`, `--quiet`) are left out, so a gate can run them again elsewhere.
     static func reproducingArguments(_ arguments: [String]) -> [String] {
-        var remaining = arguments.first == configuration.commandName ? Array(arguments.dropFirst()) : arguments
+        let rest = arguments.first == configuration.commandName ? Array(arguments.dropFirst()) : arguments
+        return removing(options: ["--out"], switches: ["--quiet"], from: rest)
+    }
+
+    /// `arguments` without the given options (`--out DIR` or `--out=DIR`) and switches.
+    static func removing(options: Set<String>, switches: Set<String> = [], from arguments: [String]) -> [String] {
         var kept: [String] = []
-        while !remaining.isEmpty {
-            let argument = remaining.removeFirst()
-            if argument == "--out" {
-                if !remaining.isEmpty { remaining.removeFirst() }
-            } else if !argument.hasPrefix("--out=") && argument != "--quiet" {
-                kept.append(argument)
-            }
+        var skipValue = false
+        for argument in arguments {
+            if skipValue { skipValue = false; continue }
+            if options.contains(argument) { skipValue = true; continue }
+            if switches.contains(argument) || options.contains(where: { argument.hasPrefix($0 + "=") }) { continue }
+            kept.append(argument)
         }
         return kept
+    }
+
+    /// The plan a run's recorded arguments describe (`imgbench merge`, `imgbench report`), which
+    /// keeps those arguments as its record. `--shard` is ignored: the plan covers all the clients.
+    static func plan(recorded arguments: [String]) throws -> BenchmarkPlan {
+        var plan = try parse(removing(options: ["--shard"], from: arguments)).makePlan()
+        plan.arguments = arguments
+        return plan
     }
 
     private static func list(_ text: String, flag: String) throws -> [String] {
