@@ -108,8 +108,8 @@ public struct GateEvaluation: Sendable {
 
     var rows: [[String]] {
         checks.map { check in
-            [check.cell, check.threshold.description, check.baselineMedian.map(ResultsComparison.format) ?? "–", ResultsComparison.format(check.currentMedian),
-             check.relativeChange.map { String(format: "%+.1f%%", $0 * 100) } ?? "–",
+            [check.cell, check.threshold.description, check.baselineMedian.map(Format.compact) ?? "–", Format.compact(check.currentMedian),
+             check.relativeChange.map(Format.change) ?? "–",
              check.pValue.map { String(format: "%.3f", $0) } ?? "n/a (too few runs)",
              check.cliffsDelta.map { String(format: "%+.2f", $0) } ?? "–", check.status == .unconfirmed ? "NOT CONFIRMED" : check.status.rawValue.uppercased()]
         }

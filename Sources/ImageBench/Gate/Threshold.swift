@@ -1,13 +1,9 @@
-/// Which way a metric gets worse.
-public enum MetricDirection: Sendable, Equatable {
-    case lowerIsBetter, higherIsBetter
-}
-
 /// A rule for one metric in `imgbench gate`:
 /// - `latency_p95_ms < 250`: an absolute limit on the current value (also `<=`, `>`, `>=`);
 /// - `latency_p95_ms +10%`: the current value may be at most 10% worse than the baseline;
 /// - `memory_hit_rate -0.02`: at most 0.02 worse, in the metric's own unit.
-/// "Worse" follows the metric's direction (higher latency, lower hit rate), whatever the sign.
+/// "Worse" follows the metric's direction in the catalog (higher latency, lower hit rate), whatever
+/// the sign. A metric with no better direction (requests, merged) takes limits only.
 public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     public enum Rule: Sendable, Equatable {
         case limit(comparison: String, value: Double)
@@ -21,26 +17,14 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
 
     public let metric: String
     public let rule: Rule
-    public let direction: MetricDirection
+    /// Nil for a metric that is neither better nor worse when larger: only a limit applies.
+    public let direction: MetricDirection?
     public let description: String
 
-    /// The metrics a threshold can name, and which way each gets worse.
-    public static let directions: [String: MetricDirection] = {
-        var table: [String: MetricDirection] = [:]
-        for name in ["latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
-                     "never_displayed", "placeholder_ratio", "hitch_ms_per_s", "main_busy_ms_per_s", "dropped_frames",
-                     "errors", "bytes_downloaded", "bytes_wasted", "wasted_completions", "network_fetches",
-                     "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s", "disk_discarded", "memory_evictions",
-                     "retries", "decode_warnings"] {
-            table[name] = .lowerIsBetter
-        }
-        for name in ["memory_hit_rate", "disk_hit_rate", "displayed", "images_per_s", "bytes_per_s", "bytes_saved",
-                     "decode_ms_saved", "achieved_concurrency_mean", "rows_visited"] {
-            table[name] = .higherIsBetter
-        }
-        for errorClass in ErrorClass.allCases { table["errors_" + errorClass.rawValue] = .lowerIsBetter }
-        return table
-    }()
+    /// The metrics a threshold can name (every numeric metric of the catalog), and which way
+    /// each gets worse (nil: limits only).
+    public static let directions: [String: MetricDirection?] = Dictionary(uniqueKeysWithValues:
+        Metric.catalog.filter { !$0.identifies }.map { ($0.name, $0.better) })
 
     public init(parsing text: String) throws(ParseError) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -58,6 +42,8 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
                 throw ParseError(description: "threshold '\(text)': '\(parts[2])' is not a number")
             }
             rule = .limit(comparison: parts[1], value: value)
+        case 2 where direction == nil:
+            throw ParseError(description: "threshold '\(text)': \(name) is neither better nor worse when larger; give a limit like '\(name) < 100'")
         case 2:
             let change = parts[1]
             guard change.hasPrefix("+") || change.hasPrefix("-") else {
@@ -81,7 +67,7 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
 
     /// How much worse `current` is than `baseline` in this metric's direction (negative: better).
     public func worsening(baseline: Double, current: Double) -> Double {
-        direction == .lowerIsBetter ? current - baseline : baseline - current
+        direction == .higherIsBetter ? baseline - current : current - baseline
     }
 
     /// Whether the medians break the rule.

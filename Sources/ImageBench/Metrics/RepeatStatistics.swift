@@ -40,18 +40,10 @@ public enum RepeatStatistics {
 
 /// One strategy × concurrency cell summarised over its repeats.
 public struct CellAggregate: Sendable {
-    /// The metrics aggregated: the ones people compare and gate on.
-    public static let metrics = [
-        "latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
-        "memory_hit_rate", "disk_hit_rate", "network_fetches", "bytes_downloaded", "bytes_saved", "never_displayed",
-        "placeholder_ratio", "hitch_ms_per_s", "main_busy_ms_per_s", "dropped_frames", "achieved_concurrency_mean",
-        "images_per_s", "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s",
-    ]
-
     public let strategy: String
     public let concurrency: Int
     public let runs: Int
-    public let estimates: [(metric: String, estimate: Estimate)]
+    public let estimates: [(metric: Metric, estimate: Estimate)]
 
     /// One aggregate per cell, in the order cells first ran.
     public static func of(_ results: [RunResult]) -> [CellAggregate] {
@@ -64,8 +56,8 @@ public struct CellAggregate: Sendable {
         }
         return order.map { key in
             let summaries = groups[key]!
-            let estimates = metrics.map { metric in
-                (metric, RepeatStatistics.median(summaries.map { $0.number(metric) ?? 0 }))
+            let estimates = Metric.aggregated.map { metric in
+                (metric, RepeatStatistics.median(summaries.map { metric.number(of: $0) ?? 0 }))
             }
             return CellAggregate(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency,
                                  runs: summaries.count, estimates: estimates)
@@ -73,14 +65,7 @@ public struct CellAggregate: Sendable {
     }
 }
 
-extension RunSummary {
-    /// A numeric metric by its report name.
-    public func number(_ name: String) -> Double? {
-        guard let value = fields.first(where: { $0.name == name })?.value else { return nil }
-        switch value {
-        case .integer(let integer): return Double(integer)
-        case .real(let real): return real
-        case .text: return nil
-        }
-    }
+extension CellAggregate {
+    /// The median over repeats of one metric (nil for a metric not aggregated).
+    public func median(_ metric: Metric) -> Double? { estimates.first { $0.metric.name == metric.name }?.estimate.median }
 }

@@ -14,13 +14,13 @@ extension ResultsComparison {
                 body += "<h2>\(escape(cell))</h2>\n<table class=\"cell\">\n<tr><th>metric</th><th>base</th><th>new</th><th>change</th><th></th></tr>\n"
             }
             let change = line.relativeChange
-            let direction = Threshold.directions[line.metric]
+            let direction = Metric.named(line.metric)?.better
             let worse = change.map { direction == .lowerIsBetter ? $0 > 0 : direction == .higherIsBetter ? $0 < 0 : false } ?? false
             let better = change.map { direction == .lowerIsBetter ? $0 < 0 : direction == .higherIsBetter ? $0 > 0 : false } ?? false
             let colour = worse ? "#d62728" : better ? "#2ca02c" : "#999"
             let width = min(120, abs(change ?? 0) * 240)
-            body += "<tr class=\"metric\"><td>\(escape(line.metric))</td><td>\(Self.format(line.base))</td><td>\(Self.format(line.new))</td>"
-                + "<td style=\"color: \(colour)\">\(change.map { String(format: "%+.1f%%", $0 * 100) } ?? "new")</td>"
+            body += "<tr class=\"metric\"><td>\(escape(line.metric))</td><td>\(Format.compact(line.base))</td><td>\(Format.compact(line.new))</td>"
+                + "<td style=\"color: \(colour)\">\(change.map(Format.change) ?? "new")</td>"
                 + "<td><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"124\" height=\"10\"><rect width=\"\(String(format: "%.1f", width))\" height=\"10\" fill=\"\(colour)\"/></svg></td></tr>\n"
         }
         if !cell.isEmpty { body += "</table>\n" }

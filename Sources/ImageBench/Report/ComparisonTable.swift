@@ -3,37 +3,36 @@ import Foundation
 /// The side-by-side table of runs that the terminal and `report.md` show: the metrics a person
 /// compares strategies by, one row per run, with the best value of each column marked.
 public struct ComparisonTable: Sendable {
-    /// Which way a column improves.
-    enum Better: Sendable { case lower, higher }
-
     struct Column: Sendable {
         let title: String
-        let better: Better?
-        let value: @Sendable (RunSummary) -> Double
+        /// The metric whose direction (from the catalog) marks the best value; nil where nobody ranks.
+        let ranked: Metric?
         let format: @Sendable (RunSummary) -> String
+
+        /// A column showing one metric; `rank` false shows it without marking a best.
+        init(_ title: String, _ metric: Metric, rank: Bool = true, _ show: @escaping @Sendable (Double) -> String = Format.whole) {
+            self.title = title
+            ranked = rank && metric.better != nil ? metric : nil
+            format = { show(metric.number(of: $0) ?? 0) }
+        }
+
+        init(_ title: String, format: @escaping @Sendable (RunSummary) -> String) {
+            self.title = title
+            ranked = nil
+            self.format = format
+        }
     }
 
     static let columns: [Column] = [
-        Column(title: "strategy", better: nil, value: { _ in 0 }, format: { $0.strategy }),
-        Column(title: "limit", better: nil, value: { Double($0.concurrency) }, format: { String($0.concurrency) }),
-        Column(title: "#", better: nil, value: { Double($0.repetition) }, format: { String($0.repetition) }),
-        Column(title: "requests", better: nil, value: { Double($0.requests) }, format: { String($0.requests) }),
-        Column(title: "mem hit", better: .higher, value: { $0.memoryHitRate }, format: { percent($0.memoryHitRate) }),
-        Column(title: "network", better: .lower, value: { Double($0.networkFetches) }, format: { String($0.networkFetches) }),
-        Column(title: "merged", better: nil, value: { Double($0.merged) }, format: { String($0.merged) }),
-        Column(title: "cancel q/in", better: nil, value: { Double($0.cancelledQueued + $0.cancelledInflight) },
-               format: { "\($0.cancelledQueued)/\($0.cancelledInflight)" }),
-        Column(title: "MB down", better: .lower, value: { Double($0.bytesDownloaded) }, format: { megabytes($0.bytesDownloaded) }),
-        Column(title: "MB saved", better: nil, value: { Double($0.bytesSaved) }, format: { megabytes($0.bytesSaved) }),
-        Column(title: "p50 ms", better: .lower, value: { $0.latencyP50Ms }, format: { number($0.latencyP50Ms) }),
-        Column(title: "p95 ms", better: .lower, value: { $0.latencyP95Ms }, format: { number($0.latencyP95Ms) }),
-        Column(title: "p99 ms", better: .lower, value: { $0.latencyP99Ms }, format: { number($0.latencyP99Ms) }),
-        Column(title: "never shown", better: .lower, value: { Double($0.neverDisplayed) }, format: { String($0.neverDisplayed) }),
-        Column(title: "placeholder", better: .lower, value: { $0.placeholderRatio }, format: { percent($0.placeholderRatio) }),
-        Column(title: "hitch ms/s", better: .lower, value: { $0.hitchMsPerS }, format: { String(format: "%.1f", $0.hitchMsPerS) }),
-        Column(title: "conc mean/peak", better: nil, value: { $0.achievedConcurrencyMean },
-               format: { String(format: "%.1f/%d", $0.achievedConcurrencyMean, $0.achievedConcurrencyPeak) }),
-        Column(title: "errors", better: .lower, value: { Double($0.errors) }, format: { String($0.errors) }),
+        Column("strategy") { $0.strategy }, Column("limit", .concurrency), Column("#", .repetition),
+        Column("requests", .requests), Column("mem hit", .memoryHitRate, Format.percent), Column("network", .networkFetches),
+        Column("merged", .merged), Column("cancel q/in") { "\($0.cancelledQueued)/\($0.cancelledInflight)" },
+        Column("MB down", .bytesDownloaded, Format.megabytes), Column("MB saved", .bytesSaved, rank: false, Format.megabytes),
+        Column("p50 ms", .latencyP50), Column("p95 ms", .latencyP95), Column("p99 ms", .latencyP99),
+        Column("never shown", .neverDisplayed), Column("placeholder", .placeholderRatio, Format.percent),
+        Column("hitch ms/s", .hitchMsPerS, Format.tenths),
+        Column("conc mean/peak") { "\(Format.tenths($0.achievedConcurrencyMean))/\($0.achievedConcurrencyPeak)" },
+        Column("errors", .errors),
     ]
 
     public let header: [String]
@@ -48,9 +47,9 @@ public struct ComparisonTable: Sendable {
         var best = Array(repeating: Set<Int>(), count: summaries.count)
         if summaries.count > 1 {
             for (index, column) in Self.columns.enumerated() {
-                guard let better = column.better else { continue }
-                let values = summaries.map(column.value)
-                let target = better == .lower ? values.min()! : values.max()!
+                guard let metric = column.ranked else { continue }
+                let values = summaries.map { metric.number(of: $0) ?? 0 }
+                let target = metric.better == .lowerIsBetter ? values.min()! : values.max()!
                 // A column where every row is equal has no winner worth marking.
                 guard values.contains(where: { $0 != target }) else { continue }
                 for (row, value) in values.enumerated() where value == target { best[row].insert(index) }
@@ -91,8 +90,4 @@ public struct ComparisonTable: Sendable {
         }
         return ([header, align] + cells).map { "| " + $0.joined(separator: " | ") + " |" }.joined(separator: "\n")
     }
-
-    static func percent(_ ratio: Double) -> String { String(format: "%.1f%%", ratio * 100) }
-    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_000_000) }
-    static func number(_ value: Double) -> String { String(format: "%.0f", value) }
 }

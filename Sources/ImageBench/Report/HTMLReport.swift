@@ -25,9 +25,9 @@ public struct HTMLReport: ReportWriter {
         let limits = Set(results.results.map(\.cell.concurrency))
         if limits.count > 1 {
             body += "<h2>Concurrency sweep</h2>\n<div class=\"row\">\n"
-            body += sweepChart(results.results, metric: "latency_p95_ms", title: "p95 display latency (ms)")
-            body += sweepChart(results.results, metric: "memory_hit_rate", title: "memory hit rate", scale: 100, unit: "%")
-            body += sweepChart(results.results, metric: "bytes_downloaded", title: "downloaded (MB)", scale: 1e-6)
+            body += sweepChart(results.results, metric: .latencyP95, title: "p95 display latency (ms)")
+            body += sweepChart(results.results, metric: .memoryHitRate, title: "memory hit rate", scale: 100, unit: "%")
+            body += sweepChart(results.results, metric: .bytesDownloaded, title: "downloaded (MB)", scale: 1e-6)
             body += "</div>\n"
         }
         body += "<h2>Where requests were served from</h2>\n" + sourcesChart(results.results)
@@ -121,11 +121,11 @@ public struct HTMLReport: ReportWriter {
         return svgElement(frame, svg + frame.legend(order), label: "latency-cdf")
     }
 
-    func sweepChart(_ results: [RunResult], metric: String, title: String, scale: Double = 1, unit: String = "") -> String {
+    func sweepChart(_ results: [RunResult], metric: Metric, title: String, scale: Double = 1, unit: String = "") -> String {
         let cells = CellAggregate.of(results)
         let strategies = cells.map(\.strategy).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let limits = Array(Set(cells.map(\.concurrency))).sorted()
-        let values = cells.compactMap { $0.number(metric) }.map { $0 * scale }
+        let values = cells.compactMap { $0.median(metric) }.map { $0 * scale }
         let top = max(values.max() ?? 1, 1e-9) * 1.15
         let frame = Frame(width: 350, height: 260, x: Double(limits.first!)...Double(limits.last!), y: 0...top)
         var svg = frame.axes(xTicks: limits.map { (Double($0), "\($0)") },
@@ -133,23 +133,23 @@ public struct HTMLReport: ReportWriter {
                              xTitle: "concurrency limit", title: title)
         for (index, strategy) in strategies.enumerated() {
             let points = cells.filter { $0.strategy == strategy }.sorted { $0.concurrency < $1.concurrency }
-                .map { (frame.x(Double($0.concurrency)), frame.y(($0.number(metric) ?? 0) * scale)) }
+                .map { (frame.x(Double($0.concurrency)), frame.y(($0.median(metric) ?? 0) * scale)) }
             svg += polyline(points, colour: Self.palette[index % Self.palette.count], series: strategy, dots: true)
         }
-        return svgElement(frame, svg + frame.legend(strategies), label: "sweep-\(metric)")
+        return svgElement(frame, svg + frame.legend(strategies), label: "sweep-\(metric.name)")
     }
 
     func sourcesChart(_ results: [RunResult]) -> String {
         let cells = CellAggregate.of(results)
-        let kinds: [(String, String, String)] = [("memory", "memory_hits", "#2ca02c"), ("disk", "disk_hits", "#17becf"),
-                                                ("network", "network_fetches", "#1f77b4"), ("merged", "merged", "#9467bd"),
-                                                ("error", "errors", "#d62728")]
+        let kinds: [(String, Metric, String)] = [("memory", .memoryHits, "#2ca02c"), ("disk", .diskHits, "#17becf"),
+                                                ("network", .networkFetches, "#1f77b4"), ("merged", .merged, "#9467bd"),
+                                                ("error", .errors, "#d62728")]
         let rowHeight = 26.0, labelWidth = 170.0, barWidth = 560.0
         let height = Double(cells.count) * rowHeight + 50
         var svg = ""
         for (index, cell) in cells.enumerated() {
             let runs = results.filter { $0.cell.strategy.rawValue == cell.strategy && $0.cell.concurrency == cell.concurrency }
-            let totals = kinds.map { kind in runs.reduce(0.0) { $0 + ($1.summary.number(kind.1) ?? 0) } }
+            let totals = kinds.map { kind in runs.reduce(0.0) { $0 + (kind.1.number(of: $1.summary) ?? 0) } }
             let sum = max(1, totals.reduce(0, +))
             let y = 30 + Double(index) * rowHeight
             svg += "<text x=\"0\" y=\"\(f(y + 14))\" font-size=\"12\">\(escape(cell.strategy)) ×\(cell.concurrency)</text>\n"

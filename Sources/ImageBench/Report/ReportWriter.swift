@@ -26,14 +26,3 @@ public enum Reports {
         for writer in all { try writer.write(results, to: directory) }
     }
 }
-
-extension RunSummary.Value {
-    /// How CSV and Markdown print a value: integers exactly, reals to 3 decimals.
-    var formatted: String {
-        switch self {
-        case .text(let text): text
-        case .integer(let value): String(value)
-        case .real(let value): value.isFinite ? String(format: "%.3f", value) : ""
-        }
-    }
-}

@@ -18,13 +18,11 @@ public struct ResultsComparison: Sendable {
     /// Cells present in only one of the two directories.
     public let unmatched: [String]
 
-    /// Columns that identify a run rather than measure it.
-    static let identity: Set<String> = ["strategy", "concurrency", "repeat", "network", "transport"]
 
     public init(base: ResultsDirectory, new: ResultsDirectory) {
         self.base = base
         self.new = new
-        let metrics = base.header.filter { new.header.contains($0) && !Self.identity.contains($0) }
+        let metrics = base.header.filter { new.header.contains($0) && Metric.named($0)?.identifies != true }
         let newCells = Dictionary(new.cells.map { ($0.key, $0.runs) }, uniquingKeysWith: { a, _ in a })
         var lines: [Line] = []
         for (cell, baseRuns) in base.cells {
@@ -56,9 +54,9 @@ public struct ResultsComparison: Sendable {
                 output += "  " + "metric".padding(toLength: width, withPad: " ", startingAt: 0)
                     + "          base           new     change\n"
             }
-            let change = line.relativeChange.map { String(format: "%+8.1f%%", $0 * 100) } ?? "     new"
+            let change = Self.padLeft(line.relativeChange.map(Format.change) ?? "new", 9)
             output += "  " + line.metric.padding(toLength: width, withPad: " ", startingAt: 0)
-                + " " + Self.padLeft(Self.format(line.base), 13) + " " + Self.padLeft(Self.format(line.new), 13)
+                + " " + Self.padLeft(Format.compact(line.base), 13) + " " + Self.padLeft(Format.compact(line.new), 13)
                 + " " + change + "\n"
         }
         if lines.isEmpty { output += "\nno strategy × concurrency cell is in both directories\n" }
@@ -68,9 +66,5 @@ public struct ResultsComparison: Sendable {
 
     static func padLeft(_ text: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
-    }
-
-    static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3f", value)
     }
 }

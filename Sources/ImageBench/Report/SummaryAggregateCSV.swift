@@ -8,8 +8,8 @@ public struct SummaryAggregateCSV: ReportWriter {
     public init() {}
 
     public func render(_ results: BenchmarkResults) throws -> String {
-        let header = ["strategy", "concurrency", "runs"] + CellAggregate.metrics.flatMap {
-            ["\($0)_median", "\($0)_ci_low", "\($0)_ci_high"]
+        let header = ["strategy", "concurrency", "runs"] + Metric.aggregated.flatMap {
+            ["\($0.name)_median", "\($0.name)_ci_low", "\($0.name)_ci_high"]
         }
         var table = CSVTable(header: header)
         for cell in CellAggregate.of(results.results) {

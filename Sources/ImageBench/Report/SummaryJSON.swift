@@ -32,7 +32,7 @@ public struct SummaryJSON: ReportWriter {
         let aggregate: [[String: Any]] = CellAggregate.of(results.results).map { cell in
             var entry: [String: Any] = ["strategy": cell.strategy, "concurrency": cell.concurrency, "runs": cell.runs]
             for (metric, estimate) in cell.estimates {
-                entry[metric] = ["median": estimate.median, "ci_low": estimate.low, "ci_high": estimate.high]
+                entry[metric.name] = ["median": estimate.median, "ci_low": estimate.low, "ci_high": estimate.high]
             }
             return entry
         }

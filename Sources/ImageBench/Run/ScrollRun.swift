@@ -468,30 +468,48 @@ public final class ScrollRun {
             bytesSaved += max(0, (image.expectedBytes ?? learnedBytes[imageID] ?? 0) - partialBytes[imageID, default: 0])
         }
         let disk = diskCache?.statistics ?? DiskCache.Statistics()
-        var summary = RunSummary(
-            strategy: cell.strategy.rawValue, concurrency: cell.concurrency, repetition: cell.repetition,
-            network: settings.network.name, transport: settings.transport.rawValue, rows: workload.feed.rowCount,
-            rowsVisited: visited.count { $0 },
-            requests: requests.count, memoryHits: count(.memory), diskHits: count(.disk),
-            networkFetches: count(.network), merged: count(.merged), errors: count(.error),
-            displayed: requests.count { $0.outcome == .displayed },
-            neverDisplayed: requests.count { $0.outcome == .neverDisplayed },
-            cancelledQueued: cancelledQueued, cancelledInflight: cancelledInflightCount,
-            bytesDownloaded: bytesDownloaded, bytesSaved: bytesSaved, bytesWasted: bytesWasted,
-            decodeMsSaved: Double(savedPixels) * costPerPixel / 1e6, wastedCompletions: wasted,
-            prefetchLoads: prefetchLoads, prefetchCancelled: prefetchCancelled,
-            memoryEvictions: memoryCache.evictions, diskWrites: disk.writes, diskDiscarded: disk.discarded,
-            latencyP50Ms: latency.milliseconds(atPercentile: 50), latencyP90Ms: latency.milliseconds(atPercentile: 90),
-            latencyP95Ms: latency.milliseconds(atPercentile: 95), latencyP99Ms: latency.milliseconds(atPercentile: 99),
-            latencyMaxMs: latency.maxMilliseconds,
-            placeholderRatio: visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0,
-            hitchMsPerS: scrollSeconds > 0 ? Double(hitchNanoseconds) / 1e6 / scrollSeconds : 0,
-            mainBusyMsPerS: scrollSeconds > 0 ? Double(mainBusyNanoseconds) / 1e6 / scrollSeconds : 0,
-            droppedFrames: droppedFrames, achievedConcurrencyMean: gauge.mean(), achievedConcurrencyPeak: gauge.peak,
-            imagesDecoded: imagesDecoded, imagesPerS: seconds > 0 ? Double(imagesDecoded) / seconds : 0,
-            bytesPerS: seconds > 0 ? Double(bytesDownloaded) / seconds : 0,
-            cpuUserS: usage.userSeconds, cpuSysS: usage.systemSeconds,
-            peakRssMb: ResourceUsage.peakResidentMegabytes(), durationS: seconds)
+        var summary = RunSummary()
+        summary.strategy = cell.strategy.rawValue
+        summary.concurrency = cell.concurrency
+        summary.repetition = cell.repetition
+        summary.network = settings.network.name
+        summary.transport = settings.transport.rawValue
+        summary.rows = workload.feed.rowCount
+        summary.rowsVisited = visited.count { $0 }
+        summary.requests = requests.count
+        summary.memoryHits = count(.memory)
+        summary.diskHits = count(.disk)
+        summary.networkFetches = count(.network)
+        summary.merged = count(.merged)
+        summary.errors = count(.error)
+        summary.displayed = requests.count { $0.outcome == .displayed }
+        summary.neverDisplayed = requests.count { $0.outcome == .neverDisplayed }
+        summary.cancelledQueued = cancelledQueued
+        summary.cancelledInflight = cancelledInflightCount
+        summary.bytesDownloaded = bytesDownloaded
+        summary.bytesSaved = bytesSaved
+        summary.bytesWasted = bytesWasted
+        summary.decodeMsSaved = Double(savedPixels) * costPerPixel / 1e6
+        summary.wastedCompletions = wasted
+        summary.prefetchLoads = prefetchLoads
+        summary.prefetchCancelled = prefetchCancelled
+        summary.memoryEvictions = memoryCache.evictions
+        summary.diskWrites = disk.writes
+        summary.diskDiscarded = disk.discarded
+        summary.takeLatency(from: latency)
+        summary.placeholderRatio = visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0
+        summary.hitchMsPerS = scrollSeconds > 0 ? Double(hitchNanoseconds) / 1e6 / scrollSeconds : 0
+        summary.mainBusyMsPerS = scrollSeconds > 0 ? Double(mainBusyNanoseconds) / 1e6 / scrollSeconds : 0
+        summary.droppedFrames = droppedFrames
+        summary.achievedConcurrencyMean = gauge.mean()
+        summary.achievedConcurrencyPeak = gauge.peak
+        summary.imagesDecoded = imagesDecoded
+        summary.imagesPerS = seconds > 0 ? Double(imagesDecoded) / seconds : 0
+        summary.bytesPerS = seconds > 0 ? Double(bytesDownloaded) / seconds : 0
+        summary.cpuUserS = usage.userSeconds
+        summary.cpuSysS = usage.systemSeconds
+        summary.peakRssMb = ResourceUsage.peakResidentMegabytes()
+        summary.durationS = seconds
         summary.errorsByClass = failedLoads
         summary.retries = retries
         summary.httpRequests = httpRequests

@@ -45,7 +45,7 @@ public struct ServerFaults: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         isEmpty ? "none" : Kind.allCases.compactMap { kind in
-            rates[kind].map { "\(kind.rawValue)=\(ResultsComparison.format($0 * 100))%" }
+            rates[kind].map { "\(kind.rawValue)=\(Format.compact($0 * 100))%" }
         }.joined(separator: ",")
     }
 

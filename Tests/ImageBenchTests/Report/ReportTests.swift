@@ -82,15 +82,19 @@ struct ReportTests {
 }
 
 extension ReportTests {
+    static func benchmark(_ runs: [RunResult]) -> BenchmarkResults {
+        BenchmarkResults(plan: BenchmarkPlan(settings: RunSettings(), strategies: [.threads, .gcd], concurrencies: [1, 5]),
+                         results: runs, corpusImages: 10, corpusBytes: 1_000, serverURL: "http://127.0.0.1:1",
+                         traceSeconds: 1, startedAt: Date(), environment: RunEnvironment.capture())
+    }
+
     static func results(_ cells: [(String, Int, Double, Int)]) -> BenchmarkResults {
         let runs = cells.map { strategy, concurrency, p95, hits in
             RunResult(cell: RunCell(strategy: StrategyKind(rawValue: strategy)!, concurrency: concurrency, repetition: 1),
                       summary: summary(strategy: strategy, concurrency: concurrency, p95: p95, hitRate: hits),
                       requests: [], latency: LatencyHistogram(), stages: StageHistograms())
         }
-        return BenchmarkResults(plan: BenchmarkPlan(settings: RunSettings(), strategies: [.threads, .gcd], concurrencies: [1, 5]),
-                                results: runs, corpusImages: 10, corpusBytes: 1_000, serverURL: "http://127.0.0.1:1",
-                                traceSeconds: 1, startedAt: Date(), environment: RunEnvironment.capture())
+        return benchmark(runs)
     }
 
     @Test("report.md's findings state the numbers summary.csv has")

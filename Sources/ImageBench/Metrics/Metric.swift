@@ -1,0 +1,127 @@
+/// Which way a metric gets better.
+public enum MetricDirection: Sendable, Equatable {
+    case lowerIsBetter, higherIsBetter
+}
+
+/// How the runs of several simulated users (`--clients`) or of several shard processes
+/// (`imgbench merge`) of one cell become one value.
+public enum MetricCombination: Sendable, Equatable {
+    /// It names the run (strategy, limit, network): every part has the same value.
+    case same
+    /// Counts, and work done per second: the parts' work adds up.
+    case sum
+    /// Measured per process (CPU, peak memory) or over the whole span (wall time): the largest.
+    case largest
+    /// Each user has a main loop of its own: the users' mean.
+    case mean
+    /// A share of each user's screen: the mean weighted by each user's requests.
+    case requestWeightedMean
+    /// Derived from the combined totals (hit rates) or the merged histograms (percentiles).
+    case recomputed
+}
+
+/// One metric of a run: one column of summary.csv, with everything every report, aggregation and
+/// the gate need to know about it. The list of them is `Metric.catalog`.
+public struct Metric: Sendable, CustomStringConvertible {
+    /// How the value is read and written on a `RunSummary`.
+    enum Field: Sendable {
+        case text(WritableKeyPath<RunSummary, String> & Sendable)
+        case integer(WritableKeyPath<RunSummary, Int> & Sendable)
+        case real(WritableKeyPath<RunSummary, Double> & Sendable)
+        case flag(WritableKeyPath<RunSummary, Bool> & Sendable)
+        /// Computed from other fields; not stored, never read back.
+        case derived(@Sendable (RunSummary) -> Double)
+    }
+
+    /// The column name in summary.csv and clients.csv, the key in summary.json, the name a gate
+    /// threshold uses.
+    public let name: String
+    /// The unit, for people (the name carries it too where the design asks: `_ms`, `_s`, `_mb`).
+    public let unit: String
+    /// Nil where more is neither better nor worse (it names the run, or describes the workload).
+    public let better: MetricDirection?
+    public let combination: MetricCombination
+    /// Summarised over repeats (median and 95% interval) in summary-aggregate.csv and summary.json.
+    public let aggregated: Bool
+    let field: Field
+
+    init(_ name: String, _ unit: String, _ better: MetricDirection?, _ combination: MetricCombination,
+         aggregated: Bool = false, _ field: Field) {
+        self.name = name
+        self.unit = unit
+        self.better = better
+        self.combination = combination
+        self.aggregated = aggregated
+        self.field = field
+    }
+
+    public var description: String { name }
+
+    /// True for the columns that name a run rather than measure it.
+    public var identifies: Bool { combination == .same }
+
+    /// The value as reports print it.
+    public func value(of summary: RunSummary) -> RunSummary.Value {
+        switch field {
+        case .text(let path): .text(summary[keyPath: path])
+        case .integer(let path): .integer(summary[keyPath: path])
+        case .real(let path): .real(summary[keyPath: path])
+        case .flag(let path): .integer(summary[keyPath: path] ? 1 : 0)
+        case .derived(let compute): .real(compute(summary))
+        }
+    }
+
+    /// The value as a number; nil for text.
+    public func number(of summary: RunSummary) -> Double? {
+        switch value(of: summary) {
+        case .text: nil
+        case .integer(let integer): Double(integer)
+        case .real(let real): real
+        }
+    }
+
+    /// Reads the value back from its CSV text (reals at the 3 decimals the CSV keeps, an empty
+    /// real as 0). Derived metrics are skipped.
+    func read(_ text: String, into summary: inout RunSummary) -> Bool {
+        switch field {
+        case .text(let path): summary[keyPath: path] = text
+        case .integer(let path):
+            guard let value = Int(text) else { return false }
+            summary[keyPath: path] = value
+        case .real(let path):
+            guard let value = text.isEmpty ? 0 : Double(text) else { return false }
+            summary[keyPath: path] = value
+        case .flag(let path):
+            guard let value = Int(text) else { return false }
+            summary[keyPath: path] = value == 1
+        case .derived: break
+        }
+        return true
+    }
+
+    /// `total` with `part` added in by this metric's rule; the weighted and plain means are
+    /// finished by `RunSummary.combining`, which knows every part.
+    func accumulate(_ part: RunSummary, into total: inout RunSummary) {
+        switch (combination, field) {
+        case (.sum, .integer(let path)): total[keyPath: path] += part[keyPath: path]
+        case (.sum, .real(let path)): total[keyPath: path] += part[keyPath: path]
+        case (.largest, .integer(let path)): total[keyPath: path] = max(total[keyPath: path], part[keyPath: path])
+        case (.largest, .real(let path)): total[keyPath: path] = max(total[keyPath: path], part[keyPath: path])
+        case (.largest, .flag(let path)): total[keyPath: path] = total[keyPath: path] || part[keyPath: path]
+        default: break
+        }
+    }
+
+    /// Sets this metric on `total` to the mean of the parts' values under `weights`.
+    func average(_ parts: [RunSummary], weights: [Double], into total: inout RunSummary) {
+        guard case .real(let path) = field else { return }
+        total[keyPath: path] = zip(parts, weights).reduce(0) { $0 + $1.0[keyPath: path] * $1.1 } / weights.reduce(0, +)
+    }
+}
+
+extension Metric {
+    /// A metric by its column name.
+    public static func named(_ name: String) -> Metric? { byName[name] }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: catalog.map { ($0.name, $0) })
+}

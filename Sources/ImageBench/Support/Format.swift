@@ -1,0 +1,42 @@
+import Foundation
+
+/// How numbers are printed for people and files, in one place so a number in a sentence of
+/// report.md can be found again in the table or the CSV.
+public enum Format {
+    /// CSV and Markdown: integers exactly, reals to 3 decimals, nothing for a non-finite value.
+    public static func csv(_ value: RunSummary.Value) -> String {
+        switch value {
+        case .text(let text): text
+        case .integer(let value): String(value)
+        case .real(let value): value.isFinite ? String(format: "%.3f", value) : ""
+        }
+    }
+
+    /// A whole number if it is one, else 3 decimals (comparisons and the gate).
+    public static func compact(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3f", value)
+    }
+
+    /// A ratio as a percentage with one decimal: 0.367 → "36.7%".
+    public static func percent(_ ratio: Double) -> String { String(format: "%.1f%%", ratio * 100) }
+
+    /// Bytes as decimal megabytes with one decimal.
+    public static func megabytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1_000_000) }
+
+    /// Rounded to a whole number.
+    public static func whole(_ value: Double) -> String { String(format: "%.0f", value) }
+
+    /// One decimal.
+    public static func tenths(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// Milliseconds at the 3 decimals summary.csv keeps.
+    public static func milliseconds(_ value: Double) -> String { String(format: "%.3f ms", value) }
+
+    /// A signed relative change: +12.5%.
+    public static func change(_ fraction: Double) -> String { String(format: "%+.1f%%", fraction * 100) }
+}
+
+extension RunSummary.Value {
+    /// How CSV and Markdown print a value.
+    var formatted: String { Format.csv(self) }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("The metric catalog")
+struct MetricCatalogTests {
+    /// summary.csv's header as imgbench wrote it before the catalog existed: the catalog must not
+    /// change it.
+    static let headerBeforeCatalog = """
+        strategy,concurrency,repeat,network,transport,rows,rows_visited,requests,memory_hits,disk_hits,network_fetches,\
+        merged,memory_hit_rate,disk_hit_rate,cancelled_queued,cancelled_inflight,bytes_downloaded,bytes_saved,bytes_wasted,\
+        decode_ms_saved,wasted_completions,prefetch_loads,prefetch_cancelled,memory_evictions,disk_writes,disk_discarded,\
+        errors,errors_http_status,errors_timeout,errors_connection,errors_too_large,errors_decode,errors_unsupported,\
+        retries,http_requests,decode_warnings,displayed,never_displayed,latency_p50_ms,latency_p90_ms,latency_p95_ms,\
+        latency_p99_ms,latency_max_ms,placeholder_ratio,hitch_ms_per_s,main_busy_ms_per_s,dropped_frames,\
+        achieved_concurrency_mean,achieved_concurrency_peak,images_decoded,images_per_s,bytes_per_s,cpu_user_s,cpu_sys_s,\
+        peak_rss_mb,duration_s,partial
+        """
+
+    /// A summary whose every stored metric has a value of its own (so a mix-up of two fields shows).
+    static func distinctSummary(strategy: String = "gcd", concurrency: Int = 5, offset: Int = 0) -> RunSummary {
+        var summary = RunSummary()
+        for (index, metric) in Metric.catalog.enumerated() {
+            _ = metric.read(String(index + 1 + offset), into: &summary)
+        }
+        summary.strategy = strategy
+        summary.concurrency = concurrency
+        summary.network = "wifi"
+        summary.transport = "blocking"
+        summary.partial = false
+        return summary
+    }
+
+    @Test("summary.csv's header is the catalog, and the same columns as before the catalog")
+    func headerIsTheCatalog() throws {
+        let csv = try SummaryCSV().render(ReportTests.benchmark([ReportTests.result(Self.distinctSummary())]))
+        let header = try #require(CSVTable.parse(csv).first)
+        #expect(header == Metric.catalog.map(\.name))
+        #expect(header.joined(separator: ",") == Self.headerBeforeCatalog)
+    }
+
+    @Test("every measuring metric is a gate threshold with the catalog's direction, and is in compare's output")
+    func gateAndCompareKnowEveryMetric() throws {
+        let base = try Fixtures.temporaryDirectory("catalog-base"), new = try Fixtures.temporaryDirectory("catalog-new")
+        defer {
+            try? FileManager.default.removeItem(at: base)
+            try? FileManager.default.removeItem(at: new)
+        }
+        try SummaryCSV().write(ReportTests.benchmark([ReportTests.result(Self.distinctSummary())]), to: base)
+        try SummaryCSV().write(ReportTests.benchmark([ReportTests.result(Self.distinctSummary(offset: 3))]), to: new)
+        let comparison = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: new.path))
+        let compared = Set(comparison.lines.map(\.metric))
+        for metric in Metric.catalog where !metric.identifies {
+            #expect(comparison.text.contains(metric.name), "compare's output lacks \(metric.name)")
+            #expect(compared.contains(metric.name))
+            let limit = try Threshold(parsing: "\(metric.name) < 100")
+            #expect(limit.direction == metric.better, "\(metric.name)")
+            if let better = metric.better {
+                let relative = try Threshold(parsing: "\(metric.name) +10%")
+                // 10 → 12 is worse for a lower-is-better metric, better for a higher-is-better one.
+                #expect(relative.exceeded(baseline: 10, current: 12) == (better == .lowerIsBetter), "\(metric.name)")
+            } else {
+                #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "\(metric.name) +10%") }
+            }
+        }
+        for metric in Metric.catalog where metric.identifies {
+            #expect(!compared.contains(metric.name))
+            #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "\(metric.name) < 1") }
+        }
+    }
+
+    @Test("a summary written to CSV reads back the same, field by field")
+    func csvRoundTrip() throws {
+        let summary = Self.distinctSummary()
+        let row = Dictionary(uniqueKeysWithValues: summary.fields.map { ($0.name, $0.value.formatted) })
+        let back = try RunSummary(row: row)
+        #expect(back.fields.map(\.value.formatted) == summary.fields.map(\.value.formatted))
+        #expect(back[errors: .timeout] == summary[errors: .timeout] && back[errors: .timeout] > 0)
+        var broken = row
+        broken["latency_p95_ms"] = "fast"
+        #expect(throws: RunSummary.RowError.self) { try RunSummary(row: broken) }
+    }
+
+    @Test("users combine by each metric's rule: sums, largest, means, weighted means, recomputed rates")
+    func combiningFollowsTheCatalog() {
+        var a = RunSummary(), b = RunSummary()
+        a.strategy = "threads"; b.strategy = "threads"
+        a.requests = 100; b.requests = 300
+        a.memoryHits = 50; b.memoryHits = 30
+        a.bytesDownloaded = 1_000; b.bytesDownloaded = 2_500
+        a.cpuUserS = 2; b.cpuUserS = 3
+        a.durationS = 10; b.durationS = 12
+        a.hitchMsPerS = 4; b.hitchMsPerS = 8
+        a.placeholderRatio = 0.4; b.placeholderRatio = 0.2
+        a[errors: .timeout] = 1; b[errors: .timeout] = 2
+        b.partial = true
+        let total = RunSummary.combining([a, b])
+        #expect(total.strategy == "threads")
+        #expect(total.requests == 400 && total.bytesDownloaded == 3_500 && total[errors: .timeout] == 3)
+        #expect(total.cpuUserS == 3 && total.durationS == 12 && total.partial)
+        #expect(total.hitchMsPerS == 6)
+        #expect(abs(total.placeholderRatio - 0.25) < 1e-12)  // (0.4·100 + 0.2·300) / 400
+        #expect(total.memoryHitRate == 0.2)  // 80 / 400, not the mean of 0.5 and 0.1
+    }
+
+    @Test("metric names are unique and the aggregated ones are the headline metrics")
+    func namesAreUnique() {
+        let names = Metric.catalog.map(\.name)
+        #expect(Set(names).count == names.count)
+        #expect(Metric.aggregated.map(\.name).contains("latency_p95_ms"))
+        #expect(Metric.named("memory_hit_rate")?.better == .higherIsBetter)
+        #expect(Metric.named("no_such_metric") == nil)
+    }
+}
