@@ -23,17 +23,17 @@ struct CompareCommand: ParsableCommand {
             baseResults = try ResultsDirectory(path: base)
             newResults = try ResultsDirectory(path: new)
         } catch {
-            throw ValidationError(error.description)
+            throw ValidationError(error.description)  // a directory that is none is a usage error (64)
         }
         let comparison = ResultsComparison(base: baseResults, new: newResults)
+        // Directories of imgbench 0.1 record no plan: then the differences cannot be listed.
+        if let basePlan = try? RecordedPlan.read(base), let newPlan = try? RecordedPlan.read(new) {
+            let differences = basePlan.differences(from: newPlan)
+            if !differences.isEmpty { print("configurations differ: " + differences.joined(separator: "; ")) }
+        }
         print(comparison.text, terminator: "")
         if let html {
-            do {
-                try comparison.html.write(toFile: html, atomically: true, encoding: .utf8)
-            } catch {
-                FileHandle.standardError.write(Data("imgbench compare: cannot write \(html): \(error.localizedDescription)\n".utf8))
-                throw ExitCode(2)
-            }
+            try CommandFailure.catching("cannot write \(html)") { try comparison.html.write(toFile: html, atomically: true, encoding: .utf8) }
             print("HTML comparison: \(html)")
         }
     }

@@ -93,47 +93,33 @@ struct GateCommand: ParsableCommand {
         let rules = try parsedThresholds()
         let (a, b) = try sides()
         let workspace = URL(fileURLWithPath: out ?? current ?? "imgbench-results/gate-\(Timestamp.now())")
-        var evaluation: GateEvaluation
-        do {
+        let evaluation = try CommandFailure.catching { () throws -> GateEvaluation in
             if let current {
-                evaluation = GateEvaluation(baseline: try ResultsDirectory(path: baseline),
-                                            current: try ResultsDirectory(path: current), thresholds: rules, alpha: alpha)
-            } else {
-                let runner = GateRunner(configuration: try RecordedConfiguration(directory: baseline), workspace: workspace,
-                                        announce: announce)
-                if ab {
-                    let rounds = self.rounds ?? max(5, runner.configuration.repeats)
-                    let first = try runner.interleave(a: a, b: b, rounds: rounds)
-                    evaluation = GateEvaluation(baseline: first.a, current: first.b, thresholds: rules, alpha: alpha)
-                    if confirm && evaluation.regressed {
-                        let again = try runner.interleave(a: a, b: b, rounds: rounds, prefix: "confirm", cells: evaluation.regressedCells)
-                        evaluation = evaluation.confirmed(by: GateEvaluation(baseline: again.a, current: again.b, thresholds: rules, alpha: alpha))
-                    }
-                } else {
-                    let base = try ResultsDirectory(path: baseline)
-                    evaluation = GateEvaluation(baseline: base, current: try runner.run(b, name: "current"), thresholds: rules, alpha: alpha)
-                    if confirm && evaluation.regressed {
-                        let again = try runner.run(b, name: "confirm", cells: evaluation.regressedCells)
-                        evaluation = evaluation.confirmed(by: GateEvaluation(baseline: base, current: again, thresholds: rules, alpha: alpha))
-                    }
-                }
+                return GateEvaluation(baseline: try ResultsDirectory(path: baseline),
+                                      current: try ResultsDirectory(path: current), thresholds: rules, alpha: alpha)
             }
-        } catch {
-            FileHandle.standardError.write(Data("imgbench gate: \(error)\n".utf8))
-            throw ExitCode(2)
+            let runner = GateRunner(plan: try RecordedPlan.read(baseline), workspace: workspace, announce: announce)
+            let base = ab ? nil : try ResultsDirectory(path: baseline)
+            // One evaluation of fresh numbers: A/B rounds, or a run of side B against the baseline's own.
+            let evaluate = { (prefix: String, cells: GateRunner.Cells?) throws -> GateEvaluation in
+                if let base {
+                    return GateEvaluation(baseline: base, current: try runner.run(b, name: prefix, cells: cells), thresholds: rules, alpha: alpha)
+                }
+                let both = try runner.interleave(a: a, b: b, rounds: self.rounds ?? max(5, runner.plan.repeats), prefix: prefix, cells: cells)
+                return GateEvaluation(baseline: both.a, current: both.b, thresholds: rules, alpha: alpha)
+            }
+            let first = try evaluate(ab ? "ab" : "current", nil)
+            guard confirm && first.regressed else { return first }
+            return first.confirmed(by: try evaluate("confirm", first.regressedCells))
         }
         guard !evaluation.checks.isEmpty else {
-            FileHandle.standardError.write(Data("imgbench gate: no threshold applies to a strategy × concurrency cell both sides have\n".utf8))
-            throw ExitCode(2)
+            throw CommandFailure("no threshold applies to a strategy × concurrency cell both sides have")
         }
         print(evaluation.text)
-        do {
+        try CommandFailure.catching("cannot write gate.md/gate.json to \(workspace.path)") {
             try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
             try evaluation.markdown.write(to: workspace.appendingPathComponent("gate.md"), atomically: true, encoding: .utf8)
             try evaluation.json().write(to: workspace.appendingPathComponent("gate.json"), atomically: true, encoding: .utf8)
-        } catch {
-            FileHandle.standardError.write(Data("imgbench gate: cannot write gate.md/gate.json to \(workspace.path): \(error.localizedDescription)\n".utf8))
-            throw ExitCode(2)
         }
         print("\nGate report: \(workspace.path)/gate.md, gate.json")
         if evaluation.regressed { throw ExitCode(1) }
@@ -144,9 +130,9 @@ struct GateCommand: ParsableCommand {
     private func refreshBaseline(announce: @escaping @Sendable (String) -> Void) throws {
         let directory = URL(fileURLWithPath: baseline)
         let staging = ".imgbench-update"
-        do {
-            let configuration = try RecordedConfiguration(directory: baseline)
-            let runner = GateRunner(configuration: configuration, workspace: directory, announce: announce)
+        let plan = try RecordedPlan.read(baseline)
+        let fresh = try CommandFailure.catching("cannot update the baseline \(baseline)") { () throws -> ResultsDirectory in
+            let runner = GateRunner(plan: plan, workspace: directory, announce: announce)
             let fresh = try runner.run(GateRunner.Side(), name: staging)
             for name in Reports.all.map(\.fileName) {
                 let target = directory.appendingPathComponent(name)
@@ -154,11 +140,9 @@ struct GateCommand: ParsableCommand {
                 try FileManager.default.moveItem(at: URL(fileURLWithPath: fresh.path).appendingPathComponent(name), to: target)
             }
             try FileManager.default.removeItem(at: directory.appendingPathComponent(staging))
-            print("Baseline updated: \(baseline) (\(fresh.runs.count) runs of imgbench run \(configuration.arguments.joined(separator: " ")))")
-        } catch {
-            FileHandle.standardError.write(Data("imgbench gate: cannot update the baseline \(baseline): \(error)\n".utf8))
-            throw ExitCode(2)
+            return fresh
         }
+        print("Baseline updated: \(baseline) (\(fresh.runs.count) runs of imgbench run \(RunArguments(plan).words.joined(separator: " ")))")
     }
 
     /// Side A (the baseline's, in A/B mode) and side B (the candidate: the fresh run or side B).

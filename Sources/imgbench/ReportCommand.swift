@@ -17,34 +17,12 @@ struct ReportCommand: ParsableCommand {
     var out: String?
 
     func run() throws {
-        let fail = { (message: String) -> ExitCode in
-            FileHandle.standardError.write(Data("imgbench report: \(message)\n".utf8))
-            return ExitCode(2)
-        }
-        let arguments: [String]
-        do {
-            arguments = try RecordedConfiguration(directory: directory).arguments
-        } catch {
-            throw fail(error.description)
-        }
-        let plan: BenchmarkPlan
-        do {
-            plan = try RunCommand.plan(recorded: arguments)
-        } catch {
-            throw fail("cannot read the recorded configuration \(arguments.joined(separator: " ")): \(error)")
-        }
-        let results: BenchmarkResults
-        do {
-            results = try ShardMerge.merge([directory], plan: plan, requireAllClients: false).results
-        } catch {
-            throw fail(error.description)
-        }
+        let plan = try RecordedPlan.read(directory).unsharded
+        let results = try CommandFailure.catching { try ShardMerge.merge([directory], plan: plan, requireAllClients: false).results }
         let target = URL(fileURLWithPath: out ?? directory)
-        do {
+        try CommandFailure.catching("cannot write to \(target.path)") {
             try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
             for writer in Reports.humanFacing { try writer.write(results, to: target) }
-        } catch {
-            throw fail("cannot write to \(target.path): \(error.localizedDescription)")
         }
         print("Wrote \(Reports.humanFacing.map(\.fileName).joined(separator: ", ")) to \(target.path)/")
     }

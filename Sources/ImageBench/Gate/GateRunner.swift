@@ -18,31 +18,34 @@ public struct GateRunner: Sendable {
     /// Cells to run, as (strategy, concurrency); nil runs the whole recorded matrix.
     public typealias Cells = [(strategy: String, concurrency: String)]
 
-    public let configuration: RecordedConfiguration
+    /// The baseline's plan.
+    public let plan: BenchmarkPlan
     /// Where each run's results directory goes.
     public let workspace: URL
     /// Told before each child run starts, for progress lines.
     public let announce: @Sendable (String) -> Void
 
-    public init(configuration: RecordedConfiguration, workspace: URL, announce: @escaping @Sendable (String) -> Void) {
-        self.configuration = configuration
+    public init(plan: BenchmarkPlan, workspace: URL, announce: @escaping @Sendable (String) -> Void) {
+        self.plan = plan
         self.workspace = workspace
         self.announce = announce
     }
 
-    func arguments(_ side: Side, repeats: Int, cells: Cells?) -> [String] {
-        var arguments = configuration.arguments + side.extraArguments + ["--repeat", String(repeats)]
+    /// The baseline's plan with `repeats` and, when given, only the strategies and limits of `cells`.
+    func plan(repeats: Int, cells: Cells?) -> BenchmarkPlan {
+        var plan = self.plan
+        plan.repeats = repeats
         if let cells {
-            arguments += ["--strategies", Self.unique(cells.map(\.strategy)).joined(separator: ","),
-                          "--concurrency", Self.unique(cells.map(\.concurrency)).joined(separator: ",")]
+            plan.strategies = Self.unique(cells.map(\.strategy)).compactMap(StrategyKind.init(rawValue:))
+            plan.concurrencies = Self.unique(cells.map(\.concurrency)).compactMap { Int($0) }
         }
-        return arguments
+        return plan
     }
 
     /// Every recorded repeat in one process, into `workspace/name`.
     public func run(_ side: Side, name: String, cells: Cells? = nil) throws(ImgbenchProcess.Failure) -> ResultsDirectory {
-        announce("\(name): \(configuration.repeats) repeat(s) of the baseline's configuration")
-        return try side.process.run(arguments(side, repeats: configuration.repeats, cells: cells),
+        announce("\(name): \(plan.repeats) repeat(s) of the baseline's configuration")
+        return try side.process.run(plan(repeats: plan.repeats, cells: cells), extra: side.extraArguments,
                                     into: workspace.appendingPathComponent(name))
     }
 
@@ -56,7 +59,8 @@ public struct GateRunner: Sendable {
             for (label, side) in [("a", a), ("b", b)] {
                 announce("\(prefix) round \(round)/\(rounds): \(label.uppercased())")
                 let directory = workspace.appendingPathComponent("\(prefix)-\(label)/round-\(round)")
-                runs[label, default: []].append(try side.process.run(arguments(side, repeats: 1, cells: cells), into: directory))
+                runs[label, default: []].append(try side.process.run(plan(repeats: 1, cells: cells), extra: side.extraArguments,
+                                                                     into: directory))
             }
         }
         return (try ResultsDirectory.combining(runs["a"] ?? [], into: workspace.appendingPathComponent("\(prefix)-a")),

@@ -20,13 +20,14 @@ public struct ImgbenchProcess: Sendable, Equatable {
         return ImgbenchProcess(executable: path)
     }
 
-    /// Runs `imgbench run ARGUMENTS --quiet --out DIRECTORY` and reads the results back. Its
+    /// Runs `plan` (then `extra` arguments) into DIRECTORY and reads the results back. Its
     /// terminal output goes to DIRECTORY/imgbench.log, which a failure quotes.
-    public func run(_ arguments: [String], into directory: URL) throws(Failure) -> ResultsDirectory {
+    public func run(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL) throws(Failure) -> ResultsDirectory {
+        let arguments = RunArguments.invocation(plan, extra: extra, into: directory)
         let log = directory.appendingPathComponent("imgbench.log")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["run"] + arguments + ["--quiet", "--out", directory.path]
+        process.arguments = arguments
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw CocoaError(.fileWriteNoPermission) }
@@ -44,7 +45,7 @@ public struct ImgbenchProcess: Sendable, Equatable {
             let lastLine = (try? String(contentsOf: log, encoding: .utf8))?
                 .split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             let how = process.terminationReason == .exit ? "exited with \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
-            throw Failure(description: "\(executable) run \(arguments.joined(separator: " ")) \(how)"
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) \(how)"
                 + (lastLine.map { ": \($0)" } ?? ""))
         }
         do {

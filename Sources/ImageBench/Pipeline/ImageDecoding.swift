@@ -20,7 +20,7 @@ public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Limits that protect memory before a decoder allocates.
-public struct DecodeLimits: Sendable, Equatable {
+public struct DecodeLimits: Sendable, Equatable, Codable {
     /// The most pixels (width × height) a header may promise: 50 million by default, a 200 MB
     /// RGBA bitmap, far above any feed photo and far below what would exhaust memory.
     public var maxPixels: Int

@@ -33,7 +33,7 @@ public struct FetchResult: Sendable {
 }
 
 /// Limits that protect a fetch from a server that stalls or sends too much.
-public struct FetchLimits: Sendable, Equatable {
+public struct FetchLimits: Sendable, Equatable, Codable {
     /// Whole-request time limit (`--timeout`), 10 s by default.
     public var timeoutMilliseconds: Int
     /// The largest body accepted (`--max-bytes`), 50 MB by default.

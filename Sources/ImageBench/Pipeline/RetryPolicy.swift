@@ -4,7 +4,7 @@ import Foundation
 /// another attempt can cure are retried: timeouts, connection failures, 5xx and 429. A 404, a
 /// body beyond --max-bytes or a cancelled load is final. The backoff doubles per attempt with no
 /// jitter, so every strategy waits the same.
-public struct RetryPolicy: Sendable, Equatable {
+public struct RetryPolicy: Sendable, Equatable, Codable {
     public var retries: Int
     /// The wait before the first retry; each later retry waits twice the one before.
     public var backoffMilliseconds: Int

@@ -215,7 +215,7 @@ public struct HTMLReport: ReportWriter {
     func configurationTable(_ results: BenchmarkResults) -> String {
         let settings = results.plan.settings
         var rows: [(String, String)] = [
-            ("command", "imgbench run " + results.plan.arguments.joined(separator: " ")),
+            ("command", "imgbench run " + RunArguments(results.plan).words.joined(separator: " ")),
             ("rows", "\(settings.rows)"), ("scroll", "\(settings.scroll.rawValue), \(settings.fps) fps, seed \(settings.seed)"),
             ("network", "\(settings.network)"), ("source", settings.source.description),
             ("strategies × limits", results.plan.strategies.map(\.rawValue).joined(separator: ", ") + " × " + results.plan.concurrencies.map(String.init).joined(separator: ", ")),

@@ -38,6 +38,9 @@ public struct SummaryJSON: ReportWriter {
         }
         let document: [String: Any] = [
             "imgbench_version": ImageBenchVersion.current,
+            // What merge, report, compare and gate read back (`RecordedPlan`); "configuration" is
+            // the same for people and scripts, flattened.
+            "plan": try results.plan.jsonObject(),
             "started_at": ISO8601DateFormatter().string(from: results.startedAt),
             "configuration": [
                 "rows": settings.rows, "fps": settings.fps, "seed": settings.seed, "scroll": settings.scroll.rawValue,
@@ -54,11 +57,11 @@ public struct SummaryJSON: ReportWriter {
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
                 "repeat": results.plan.repeats, "warmup": results.plan.warmups, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,
-                "max_pixels": settings.decodeLimits.maxPixels, "arguments": results.plan.arguments,
+                "max_pixels": settings.decodeLimits.maxPixels, "arguments": RunArguments(results.plan).words,
                 "faults": settings.faults.description, "retries": settings.retry.retries,
                 "stall_timeout_ms": settings.fetchLimits.stallMilliseconds,
                 "clients": settings.clients, "decode": settings.decodes,
-                "shard_clients": settings.clientSlice.map { [$0.lowerBound, $0.upperBound] } ?? NSNull(),
+                "shard_clients": settings.shard.map { [$0.clients(of: settings.clients).lowerBound, $0.clients(of: settings.clients).upperBound] } ?? NSNull(),
                 "source": settings.source.description,
             ] as [String: Any],
             "workload": [

@@ -1,42 +1,5 @@
 import Foundation
 
-/// The matrix to run: every strategy at every concurrency limit, `repeats` times, all on one
-/// workload.
-public struct BenchmarkPlan: Sendable {
-    public var settings: RunSettings
-    public var strategies: [StrategyKind]
-    public var concurrencies: [Int]
-    public var repeats: Int
-    /// Rounds of every cell run first and not counted (repetition 0 in progress output).
-    public var warmups: Int
-    /// The command-line arguments that reproduce this plan (without output options), recorded in
-    /// summary.json so `imgbench gate` can run a baseline's configuration again.
-    public var arguments: [String] = []
-
-    public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
-                warmups: Int = 0) {
-        self.settings = settings
-        self.strategies = strategies
-        self.concurrencies = concurrencies
-        self.repeats = repeats
-        self.warmups = warmups
-    }
-
-    /// Runs that count (warm-ups excluded).
-    public var measuredRuns: Int { strategies.count * concurrencies.count * max(1, repeats) }
-
-    /// Cells in run order: warm-ups first, then repeats outermost, so drift over time spreads
-    /// across every cell instead of favouring the ones that ran first.
-    public var cells: [RunCell] {
-        let round = { (repetition: Int) in
-            self.strategies.flatMap { strategy in
-                self.concurrencies.map { RunCell(strategy: strategy, concurrency: $0, repetition: repetition) }
-            }
-        }
-        return (0..<warmups).flatMap { _ in round(0) } + (1...max(1, repeats)).flatMap(round)
-    }
-}
-
 /// Hears what a benchmark is doing, for progress output.
 public protocol BenchmarkObserver: Sendable {
     func preparing(_ message: String)

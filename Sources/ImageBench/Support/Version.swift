@@ -1,4 +1,4 @@
 /// imgbench's own version, written into reports and the User-Agent.
 public enum ImageBenchVersion {
-    public static let current = "0.1.0"
+    public static let current = "0.2.0"
 }

@@ -47,7 +47,7 @@ public enum ImageSource: Sendable, Equatable {
 }
 
 /// One image a manifest lists.
-public struct ManifestEntry: Sendable, Equatable {
+public struct ManifestEntry: Sendable, Equatable, Codable {
     public let url: String
     /// The body size, when the manifest gives it (used for the savings of cancelled loads).
     public let bytes: Int?

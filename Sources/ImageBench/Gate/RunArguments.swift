@@ -1,0 +1,48 @@
+import Foundation
+
+/// A plan as `imgbench run` arguments: the one place outside the command-line target that writes
+/// imgbench's flags. The gate runs a baseline's plan again through it, in a child process of this
+/// or another imgbench build (A/B), so the flags are the stable interface between versions.
+public struct RunArguments: Sendable, Equatable {
+    /// The arguments after `imgbench run`, every setting spelled out (defaults too, so a build
+    /// with other defaults runs the same benchmark).
+    public let words: [String]
+
+    public init(_ plan: BenchmarkPlan) {
+        let s = plan.settings
+        let options: [(flag: String, value: String)] = [
+            ("--rows", String(s.rows)), ("--strategies", plan.strategies.map(\.rawValue).joined(separator: ",")),
+            ("--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")),
+            ("--transport", s.transport.rawValue), ("--scroll", s.scroll.rawValue), ("--fps", String(s.fps)),
+            ("--seed", String(s.seed)), ("--filter", s.filter.rawValue), ("--cancel", s.cancelPolicy.rawValue),
+            ("--memory-cache-mb", String(s.memoryCacheBytes / 1_048_576)), ("--disk-cache-mb", String(s.diskCacheBytes / 1_048_576)),
+            ("--disk-read", s.diskRead.rawValue), ("--prefetch", String(s.prefetch)),
+            ("--repeat", String(plan.repeats)), ("--warmup", String(plan.warmups)),
+            ("--timeout", Format.compact(Double(s.fetchLimits.timeoutMilliseconds) / 1000)),
+            ("--stall-timeout", String(s.fetchLimits.stallMilliseconds / 1000)), ("--retries", String(s.retry.retries)),
+            ("--max-pixels", String(s.decodeLimits.maxPixels)), ("--max-bytes", String(s.fetchLimits.maxBytes)),
+            ("--clients", String(s.clients)),
+        ]
+        var words: [String] = options.flatMap { [$0.flag, $0.value] }
+        words.append(s.coalesce ? "--coalesce" : "--no-coalesce")
+        switch s.source {
+        case .embedded:
+            words += ["--network", s.network.name]
+            if !s.faults.isEmpty { words += ["--faults", s.faults.description] }
+        case .template(let template): words += ["--source", template]
+        case .manifest(let path, _): words += ["--source", path]
+        }
+        if let images = s.imageCount { words += ["--images", String(images)] }
+        if let directory = s.diskCacheDirectory { words += ["--disk-cache", directory] }
+        if let shard = s.shard { words += ["--shard", shard.description] }
+        if !s.decodes { words.append("--no-decode") }
+        if s.injection != .none { words += ["--inject", s.injection.description] }
+        self.words = words
+    }
+
+    /// The whole child invocation: `run`, the plan, then `extra` (later flags win, so a side's
+    /// own `--inject` or `--source` changes only that side), quiet, into `directory`.
+    public static func invocation(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL) -> [String] {
+        ["run"] + RunArguments(plan).words + extra + ["--quiet", "--out", directory.path]
+    }
+}

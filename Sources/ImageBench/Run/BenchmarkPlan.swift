@@ -1,0 +1,129 @@
+/// The matrix to run: every strategy at every concurrency limit, `repeats` times, all on one
+/// workload. The one value a run's configuration travels as: the command line builds it
+/// (`RunOptions`), summary.json records it, and merge, report, compare and gate read it back.
+public struct BenchmarkPlan: Sendable, Equatable, Codable {
+    public var settings: RunSettings
+    public var strategies: [StrategyKind]
+    public var concurrencies: [Int]
+    public var repeats: Int
+    /// Rounds of every cell run first and not counted (repetition 0 in progress output).
+    public var warmups: Int
+
+    public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
+                warmups: Int = 0) {
+        self.settings = settings
+        self.strategies = strategies
+        self.concurrencies = concurrencies
+        self.repeats = repeats
+        self.warmups = warmups
+    }
+
+    /// Runs that count (warm-ups excluded).
+    public var measuredRuns: Int { strategies.count * concurrencies.count * max(1, repeats) }
+
+    /// Cells in run order: warm-ups first, then repeats outermost, so drift over time spreads
+    /// across every cell instead of favouring the ones that ran first.
+    public var cells: [RunCell] {
+        let round = { (repetition: Int) in
+            self.strategies.flatMap { strategy in
+                self.concurrencies.map { RunCell(strategy: strategy, concurrency: $0, repetition: repetition) }
+            }
+        }
+        return (0..<warmups).flatMap { _ in round(0) } + (1...max(1, repeats)).flatMap(round)
+    }
+
+    /// The same plan for every client: the one a shard belongs to.
+    public var unsharded: BenchmarkPlan {
+        var plan = self
+        plan.settings.shard = nil
+        return plan
+    }
+}
+
+/// A plan that cannot run, naming the flag to change.
+public struct PlanError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
+
+extension BenchmarkPlan {
+    /// Every rule a plan must keep, one flag or several, whether it came from a command line or
+    /// was read back from a summary.json (which may have been edited by hand).
+    public func validate() throws(PlanError) {
+        let s = settings
+        func check(_ holds: Bool, _ message: @autoclosure () -> String) throws(PlanError) {
+            if !holds { throw PlanError(message()) }
+        }
+        try check(s.rows > 0, "--rows must be at least 1 (got \(s.rows))")
+        try check((1...240).contains(s.fps), "--fps must be between 1 and 240 (got \(s.fps))")
+        try check(!strategies.isEmpty, "--strategies needs at least one value")
+        try check(!concurrencies.isEmpty, "--concurrency needs at least one value")
+        for limit in concurrencies { try check(limit > 0, "--concurrency: '\(limit)' is not a whole number of at least 1") }
+        try check(repeats > 0, "--repeat must be at least 1 (got \(repeats))")
+        try check(warmups >= 0, "--warmup must not be negative (got \(warmups))")
+        try check(s.prefetch >= 0, "--prefetch must not be negative (got \(s.prefetch))")
+        try check(s.memoryCacheBytes >= 0, "--memory-cache-mb must not be negative")
+        try check(s.diskCacheBytes > 0, "--disk-cache-mb must be at least 1 (got \(s.diskCacheBytes / 1_048_576))")
+        try check(s.diskCacheDirectory?.isEmpty != true, "--disk-cache needs a directory")
+        try check(s.fetchLimits.timeoutMilliseconds > 0, "--timeout must be positive (got \(Double(s.fetchLimits.timeoutMilliseconds) / 1000))")
+        try check(s.fetchLimits.stallMilliseconds > 0, "--stall-timeout must be at least 1 (got \(s.fetchLimits.stallMilliseconds / 1000))")
+        try check(s.retry.retries >= 0, "--retries must not be negative (got \(s.retry.retries))")
+        try check(s.decodeLimits.maxPixels > 0 && s.fetchLimits.maxBytes > 0, "--max-pixels and --max-bytes must be positive")
+        if let images = s.imageCount { try check(images > 0, "--images must be at least 1 (got \(images))") }
+        try check(s.clients > 0, "--clients must be at least 1 (got \(s.clients))")
+        try check(s.clients == 1 || s.diskCacheDirectory == nil,
+                  "--disk-cache with --clients: each simulated user would need a cache of its own (not supported)")
+        if let shard = s.shard {
+            try check(shard.count >= 1 && (1...shard.count).contains(shard.index),
+                      "--shard: '\(shard)' is not I/N with 1 ≤ I ≤ N, e.g. 2/4")
+            try check(shard.count <= s.clients,
+                      "--shard \(shard): \(shard.count) shards need at least \(shard.count) --clients (got \(s.clients))")
+        }
+        if s.source != .embedded {
+            try check(s.faults.isEmpty, "--faults shapes the embedded server; a --source server is used as it is")
+            try check(s.network == .unshaped, "--network shapes the embedded server; a --source server is used as it is")
+        }
+    }
+
+    /// The fields in which `other` differs from this plan, as `settings.rows: 600 → 1000`:
+    /// empty when they describe the same benchmark.
+    public func differences(from other: BenchmarkPlan) -> [String] {
+        PlanDifferences.between(self, other)
+    }
+}
+
+/// One slice of the simulated users, for running them in several processes (`--shard 2/4`).
+public struct ClientShard: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// From 1.
+    public var index: Int
+    public var count: Int
+
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// `I/N`.
+    public init(parsing text: String) throws(PlanError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index) else {
+            throw PlanError("--shard: '\(text)' is not I/N with 1 ≤ I ≤ N, e.g. 2/4")
+        }
+        self.init(index: index, count: count)
+    }
+
+    /// This shard's clients: contiguous slices, as even as they can be.
+    public func clients(of total: Int) -> Range<Int> {
+        (index - 1) * total / count ..< index * total / count
+    }
+
+    public var description: String { "\(index)/\(count)" }
+}
+
+extension NetworkProfile {
+    /// What a `--source` run records: not shaped by imgbench, whatever the real network and
+    /// server do.
+    public static let unshaped = NetworkProfile(name: "source", latencyMilliseconds: 0, jitterMilliseconds: 0,
+                                                bandwidthBytesPerSecond: nil)
+}

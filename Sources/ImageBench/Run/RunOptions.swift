@@ -1,0 +1,120 @@
+import Foundation
+
+/// What a user typed for `imgbench run`, one field per flag, before it means anything: the
+/// command line fills this in and `plan()` turns it into a checked `BenchmarkPlan`. Parsing and
+/// every rule live here and in `BenchmarkPlan.validate()`, so the command-line target only maps
+/// flags to fields (as hyperfine's cli.rs → options.rs). The defaults here are the tool's.
+public struct RunOptions: Sendable {
+    public var rows = 5_000
+    public var concurrency = "5"
+    public var strategies = StrategyKind.defaults.map(\.rawValue).joined(separator: ",")
+    public var transport = TransportKind.blocking.rawValue
+    public var network: String?
+    public var source: String?
+    public var scroll = ScrollProfile.fling.rawValue
+    public var fps = 60
+    public var seed: UInt64 = 1
+    public var filter = ImageFilter.sepia.rawValue
+    public var cancel = CancelPolicy.offscreen.rawValue
+    public var coalesce = true
+    public var memoryCacheMB = MemoryCache.defaultCostLimit / 1_048_576
+    public var diskCache: String?
+    public var diskCacheMB = DiskCache.defaultSizeLimit / 1_048_576
+    public var diskRead = DiskReadMode.background.rawValue
+    public var prefetch = 0
+    public var repeats = 1
+    public var warmup = 0
+    public var images: Int?
+    public var timeoutSeconds = 10.0
+    public var stallTimeoutSeconds = 5
+    public var retries = 0
+    public var faults: String?
+    public var maxPixels = DecodeLimits().maxPixels
+    public var maxBytes = FetchLimits().maxBytes
+    public var clients = 1
+    public var shard: String?
+    public var decodes = true
+    public var inject: String?
+
+    public init() {}
+
+    /// The plan these options describe, or the first thing wrong with them, naming its flag.
+    public func plan() throws(PlanError) -> BenchmarkPlan {
+        var settings = RunSettings()
+        settings.rows = rows
+        settings.fps = fps
+        settings.seed = seed
+        settings.scroll = try Self.parse(scroll, flag: "--scroll")
+        settings.filter = try Self.parse(filter, flag: "--filter")
+        settings.cancelPolicy = try Self.parse(cancel, flag: "--cancel")
+        settings.transport = try Self.parse(transport, flag: "--transport")
+        settings.network = try Self.parsing("--network: ") { () throws(NetworkProfile.ParseError) in
+            try NetworkProfile(parsing: network ?? "wifi")
+        }
+        if let source {
+            settings.source = try Self.parsing { () throws(ImageSource.ParseError) in try ImageSource(parsing: source) }
+            for (flag, given) in [("--network", network != nil), ("--faults", faults != nil)] where given {
+                throw PlanError("\(flag) shapes the embedded server; a --source server is used as it is")
+            }
+            settings.network = .unshaped
+        }
+        settings.coalesce = coalesce
+        if let inject {
+            settings.injection = try Self.parsing { () throws(FaultInjection.ParseError) in try FaultInjection(parsing: inject) }
+        }
+        settings.diskRead = try Self.parse(diskRead, flag: "--disk-read")
+        settings.diskCacheDirectory = diskCache
+        settings.diskCacheBytes = diskCacheMB * 1_048_576
+        settings.prefetch = prefetch
+        settings.memoryCacheBytes = memoryCacheMB * 1_048_576
+        guard timeoutSeconds > 0, timeoutSeconds.isFinite else { throw PlanError("--timeout must be positive (got \(timeoutSeconds))") }
+        settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeoutSeconds * 1000), maxBytes: maxBytes,
+                                           stallMilliseconds: stallTimeoutSeconds * 1000)
+        settings.retry = RetryPolicy(retries: retries)
+        if let faults {
+            settings.faults = try Self.parsing { () throws(ServerFaults.ParseError) in try ServerFaults(parsing: faults) }
+        }
+        settings.decodeLimits = DecodeLimits(maxPixels: maxPixels)
+        settings.imageCount = images
+        settings.clients = clients
+        settings.decodes = decodes
+        settings.shard = try shard.map { text throws(PlanError) in try ClientShard(parsing: text) }
+
+        let limits = try Self.list(concurrency, flag: "--concurrency").map { text throws(PlanError) in
+            guard let value = Int(text), value > 0 else {
+                throw PlanError("--concurrency: '\(text)' is not a whole number of at least 1")
+            }
+            return value
+        }
+        let kinds: [StrategyKind] = strategies == "all" ? StrategyKind.allCases
+            : try Self.list(strategies, flag: "--strategies").map { text throws(PlanError) in try Self.parse(text, flag: "--strategies") }
+        let plan = BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: repeats, warmups: warmup)
+        try plan.validate()
+        return plan
+    }
+
+    private static func list(_ text: String, flag: String) throws(PlanError) -> [String] {
+        let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !items.isEmpty else { throw PlanError("\(flag) needs at least one value") }
+        return items
+    }
+
+    private static func parse<T: RawRepresentable & CaseIterable>(_ text: String, flag: String) throws(PlanError) -> T
+    where T.RawValue == String {
+        guard let value = T(rawValue: text) else {
+            let valid = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw PlanError("\(flag): unknown value '\(text)' (valid: \(valid))")
+        }
+        return value
+    }
+
+    /// A spec parser's error as a plan error (their messages already name the flag, or get
+    /// `prefix`).
+    private static func parsing<T, E: Error & CustomStringConvertible>(_ prefix: String = "", _ body: () throws(E) -> T) throws(PlanError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw PlanError(prefix + error.description)
+        }
+    }
+}

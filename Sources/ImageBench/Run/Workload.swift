@@ -1,0 +1,55 @@
+/// One cell of the matrix.
+public struct RunCell: Sendable, Equatable, Hashable {
+    public var strategy: StrategyKind
+    public var concurrency: Int
+    public var repetition: Int
+
+    public init(strategy: StrategyKind, concurrency: Int, repetition: Int) {
+        self.strategy = strategy
+        self.concurrency = concurrency
+        self.repetition = repetition
+    }
+}
+
+/// The image a feed row shows, as the client sees it: where to get it and, when the workload
+/// knows it in advance, its size.
+public struct ImageReference: Sendable, Equatable {
+    public let url: String
+    /// What caches and request merging key on: the URL, or for the embedded server a name that
+    /// does not change with its ephemeral port, so a disk cache stays warm between runs.
+    public let cacheKey: String
+    public let expectedBytes: Int?
+    public let sourcePixels: Int?
+
+    public init(url: String, cacheKey: String? = nil, expectedBytes: Int?, sourcePixels: Int?) {
+        self.url = url
+        self.cacheKey = cacheKey ?? url
+        self.expectedBytes = expectedBytes
+        self.sourcePixels = sourcePixels
+    }
+}
+
+/// The fixed inputs of every run in a benchmark: built once, shared by every cell.
+public struct Workload: Sendable {
+    public let feed: Feed
+    public let images: [ImageReference]
+    public let viewport: Viewport
+    public let trace: ScrollTrace
+
+    /// The workload as simulated user `client` sees it: the same feed and images, a trace of its
+    /// own (seeded by the seed plus its index; user 0 scrolls the single-user trace).
+    public func forClient(_ client: Int, settings: RunSettings) -> Workload {
+        guard client > 0 else { return self }
+        let trace = ScrollTrace.generate(profile: settings.scroll, viewport: viewport, fps: settings.fps,
+                                         seed: settings.seed &+ UInt64(client))
+        return Workload(feed: feed, images: images, viewport: viewport, trace: trace)
+    }
+
+    public init(feed: Feed, images: [ImageReference], viewport: Viewport, trace: ScrollTrace) {
+        precondition(images.count >= feed.imageCount, "every feed image needs a reference")
+        self.feed = feed
+        self.images = images
+        self.viewport = viewport
+        self.trace = trace
+    }
+}

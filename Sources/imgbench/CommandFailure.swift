@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import ImageBench
+
+/// The one way out of a command that cannot go on: `Imgbench.main` prints `imgbench[ COMMAND]:
+/// message` as one line on standard error and exits with `status` (2: the work could not be done).
+struct CommandFailure: Error {
+    let message: String
+    let status: Int32
+
+    init(_ message: String, status: Int32 = 2) {
+        self.message = message
+        self.status = status
+    }
+
+    /// `body`'s result, or its error as a failure whose line is `context: error` (the error alone
+    /// when there is no context).
+    static func catching<T>(_ context: String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            // Foundation's file errors read best as their localized text; imgbench's own describe themselves.
+            let readable = error is CocoaError ? error.localizedDescription : "\(error)"
+            throw CommandFailure(context.map { "\($0): \(readable)" } ?? readable)
+        }
+    }
+}
+
+extension RecordedPlan {
+    /// A results directory's plan, reading directories of imgbench 0.1 through its recorded arguments.
+    static func read(_ directory: String) throws -> BenchmarkPlan {
+        try CommandFailure.catching { try read(directory: directory, legacy: RunCommand.legacyPlan) }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("The plan: one configuration value")
+struct PlanTests {
+    /// A plan that differs from the defaults almost everywhere (not the scroll: fling is the only
+    /// profile short enough on 40 rows).
+    static func unusualPlan() throws -> BenchmarkPlan {
+        var options = RunOptions()
+        options.rows = 40
+        options.images = 12
+        options.strategies = "threads,gcd"
+        options.concurrency = "2,3"
+        options.transport = "multi"
+        options.network = "latency=5ms,jitter=1ms,bandwidth=50MB/s"
+        options.fps = 120
+        options.seed = 7
+        options.filter = "grayscale"
+        options.cancel = "none"
+        options.coalesce = false
+        options.memoryCacheMB = 32
+        options.prefetch = 2
+        options.timeoutSeconds = 2.5
+        options.stallTimeoutSeconds = 2
+        options.retries = 1
+        options.faults = "error=1%"
+        options.maxPixels = 40_000_000
+        options.maxBytes = 9_000_000
+        options.clients = 2
+        options.inject = "decode=+1ms"
+        return try options.plan()
+    }
+
+    @Test("options that break a rule name the flag")
+    func rules() {
+        func reason(_ change: (inout RunOptions) -> Void) -> String {
+            var options = RunOptions()
+            change(&options)
+            do {
+                _ = try options.plan()
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(reason { $0.rows = 0 }.hasPrefix("--rows must be at least 1"))
+        #expect(reason { $0.fps = 500 }.hasPrefix("--fps must be between 1 and 240"))
+        #expect(reason { $0.clients = 2; $0.diskCache = "/tmp/cache" }.hasPrefix("--disk-cache with --clients"))
+        #expect(reason { $0.clients = 2; $0.shard = "1/3" }.contains("3 shards need at least 3 --clients"))
+        #expect(reason { $0.shard = "0/2" }.hasPrefix("--shard: '0/2'"))
+        #expect(reason { $0.source = "http://127.0.0.1:9/{id}.jpg"; $0.faults = "error=1%" }.hasPrefix("--faults shapes the embedded server"))
+        #expect(reason { $0.network = "nonsense" }.hasPrefix("--network: unknown network profile 'nonsense'"))
+        #expect(reason { $0.strategies = "gcd,bogus" }.hasPrefix("--strategies: unknown value 'bogus'"))
+        #expect(reason { $0.concurrency = "5,0" }.hasPrefix("--concurrency: '0'"))
+        #expect(reason { _ in } == "accepted")
+    }
+
+    @Test("a plan survives JSON, and a hand-edited one is checked as a command line is")
+    func json() throws {
+        let plan = try Self.unusualPlan()
+        #expect(try BenchmarkPlan(jsonObject: plan.jsonObject()) == plan)
+        var object = try #require(try plan.jsonObject() as? [String: Any])
+        var settings = try #require(object["settings"] as? [String: Any])
+        settings["fps"] = 1_000
+        object["settings"] = settings
+        #expect(throws: PlanError("--fps must be between 1 and 240 (got 1000)")) { try BenchmarkPlan(jsonObject: object) }
+        settings["fps"] = 60
+        settings["faults"] = "explode=5%"
+        object["settings"] = settings
+        #expect(throws: PlanError.self) { try BenchmarkPlan(jsonObject: object) }
+        settings.removeValue(forKey: "faults")
+        object["settings"] = settings
+        do {
+            _ = try BenchmarkPlan(jsonObject: object)
+            Issue.record("a plan without faults was accepted")
+        } catch {
+            #expect(error.description.contains("settings.faults"), "\(error)")
+        }
+    }
+
+    @Test("differences name the fields that changed")
+    func differences() throws {
+        let plan = try Self.unusualPlan()
+        var other = plan
+        other.settings.rows = 1_000
+        other.concurrencies = [5]
+        #expect(plan.differences(from: plan).isEmpty)
+        #expect(plan.differences(from: other) == ["concurrencies: [2,3] → [5]", "settings.rows: 40 → 1000"])
+    }
+}
+
+extension ChildProcessRuns {
+    @Suite("The plan through the binary")
+    struct PlanThroughTheBinaryTests {
+        @Test("RunArguments spells a plan so that imgbench run records exactly that plan")
+        func argumentsRoundTrip() async throws {
+            let plan = try PlanTests.unusualPlan()
+            let directory = try Fixtures.temporaryDirectory("plan-round-trip")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let arguments = RunArguments.invocation(plan, into: directory.appendingPathComponent("results"))
+            let run = try await onOwnThread { try Fixtures.imgbench(arguments) }
+            try #require(run.status == 0, "\(run.output)")
+            let recorded = try RecordedPlan.read(directory: directory.appendingPathComponent("results").path)
+            #expect(recorded == plan, "\(plan.differences(from: recorded))")
+            // The same words for the recorded plan: nothing lost on the way.
+            #expect(RunArguments(recorded) == RunArguments(plan))
+        }
+
+        @Test("a results directory without a plan fails with one line naming it")
+        func missingPlan() async throws {
+            let directory = try Fixtures.temporaryDirectory("no-plan")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try #"{"configuration": {"rows": 5}}"#.write(to: directory.appendingPathComponent("summary.json"), atomically: true, encoding: .utf8)
+            #expect(throws: RecordedPlan.LoadError.self) { try RecordedPlan.read(directory: directory.path) }
+            let report = try await onOwnThread { try Fixtures.imgbench(["report", directory.path]) }
+            let lines = report.output.split(separator: "\n")
+            #expect(report.status == 2 && lines.count == 1 && lines[0].hasPrefix("imgbench report: ") && lines[0].contains("records no plan"),
+                    "\(report.output)")
+        }
+    }
+}
