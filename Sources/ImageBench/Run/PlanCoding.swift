@@ -4,10 +4,17 @@ import Foundation
 // command line are stored as that spec and parsed again when read, so a hand-edited summary.json
 // is checked exactly as a command line is.
 
-extension FaultInjection: Codable {
+/// A setting typed on the command line as a spec (`--faults error=2%`, `--inject decode=+3ms`):
+/// stored as that spec and parsed again when read.
+protocol SpecCodable: Codable, CustomStringConvertible, Equatable {
+    static var none: Self { get }
+    init(spec: String) throws
+}
+
+extension SpecCodable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        self = text == FaultInjection.none.description ? .none : try FaultInjection(parsing: text)
+        self = text == Self.none.description ? .none : try Self(spec: text)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -16,16 +23,12 @@ extension FaultInjection: Codable {
     }
 }
 
-extension ServerFaults: Codable {
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        self = text == ServerFaults.none.description ? .none : try ServerFaults(parsing: text)
-    }
+extension FaultInjection: SpecCodable {
+    init(spec: String) throws { try self.init(parsing: spec) }
+}
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
+extension ServerFaults: SpecCodable {
+    init(spec: String) throws { try self.init(parsing: spec) }
 }
 
 extension ImageSource: Codable {

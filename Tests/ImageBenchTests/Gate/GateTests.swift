@@ -207,7 +207,11 @@ extension ChildProcessRuns {
                 let made = try Fixtures.imgbench(["run"] + scenario + ["--quiet", "--out", baseline.path])
                 try #require(made.status == 0, "\(made.output)")
                 let configuration = try Self.json(baseline.appendingPathComponent("summary.json"))["configuration"] as! [String: Any]
-                #expect(configuration["arguments"] as? [String] == scenario)  // no --out, no --quiet
+                let arguments = configuration["arguments"] as? [String] ?? []
+                #expect(!arguments.isEmpty && !arguments.contains("--out") && !arguments.contains("--quiet"))
+                let plan = try RecordedPlan.read(directory: baseline.path)
+                #expect(plan.settings.rows == 40 && plan.settings.imageCount == 12 && plan.settings.network.name == "loopback"
+                        && plan.strategies == [.threads] && plan.concurrencies == [2] && plan.repeats == 4)
 
                 let fresh = root.appendingPathComponent("fresh")
                 let pass = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--threshold", "rows_visited -0",

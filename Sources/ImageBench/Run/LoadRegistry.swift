@@ -1,0 +1,134 @@
+/// The loads a run has under way, and who waits for each: the "dictionary of pending operations
+/// keyed by row" of the classic answer. It starts loads on the strategy, lets rows join a load of
+/// the same image (request merging), and cancels. Owned by the main loop's thread, like the rest
+/// of a `ScrollRun`'s state.
+final class LoadRegistry {
+    struct ActiveLoad {
+        let job: LoadJob
+        let key: String
+        let imageID: Int
+        /// The request that started it; nil for a prefetch.
+        let origin: Int?
+        /// The row a prefetch was started for.
+        let prefetchRow: Int?
+        var waiting: [Int]
+        /// Cancelled while its transfer ran: it stays registered until its worker reports, so a
+        /// row asking for the same image meanwhile waits for it to end and then starts afresh,
+        /// rather than putting the same URL on the wire twice.
+        var cancelled = false
+    }
+
+    /// Makes the job's work: the pipeline's load of one image, delivered to the run's inbox.
+    typealias WorkFactory = (_ request: LoadRequest, _ id: Int, _ token: LoadToken, _ submittedAt: UInt64) -> any LoadWork
+
+    let scheduler: any LoadScheduling
+    private let makeWork: WorkFactory
+    private let coalesce: Bool
+    private var loads: [Int: ActiveLoad] = [:]
+    private var loadForKey: [String: Int] = [:]
+    private var loadForRequest: [Int: Int] = [:]
+    /// Row → its prefetch load.
+    private(set) var prefetching: [Int: Int] = [:]
+    private var nextLoadID = 0
+
+    init(scheduler: any LoadScheduling, coalesce: Bool, makeWork: @escaping WorkFactory) {
+        self.scheduler = scheduler
+        self.coalesce = coalesce
+        self.makeWork = makeWork
+    }
+
+    var isEmpty: Bool { loads.isEmpty }
+    /// The id the next load will get.
+    var nextID: Int { nextLoadID }
+    var all: Dictionary<Int, ActiveLoad>.Values { loads.values }
+
+    subscript(loadID: Int) -> ActiveLoad? { loads[loadID] }
+
+    /// The load under way for an image, when requests are merged.
+    func loadID(forKey key: String) -> Int? { coalesce ? loadForKey[key] : nil }
+
+    /// Creates a load's bookkeeping and job; `submit` false leaves it to the caller (a disk read
+    /// done inline on the main loop). Returns its id.
+    @discardableResult
+    func start(_ image: ImageReference, imageID: Int, origin: Int?, submittedAt: UInt64, prefetchRow: Int? = nil,
+               submit: Bool = true) -> Int {
+        let loadID = nextLoadID
+        nextLoadID += 1
+        let token = LoadToken()
+        let request = LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes)
+        let job = LoadJob(id: loadID, token: token, priority: prefetchRow == nil ? .visible : .prefetch,
+                          work: makeWork(request, loadID, token, submittedAt))
+        loads[loadID] = ActiveLoad(job: job, key: image.cacheKey, imageID: imageID, origin: origin,
+                                   prefetchRow: prefetchRow, waiting: origin.map { [$0] } ?? [])
+        if let origin { loadForRequest[origin] = loadID }
+        if let prefetchRow { prefetching[prefetchRow] = loadID }
+        if coalesce { loadForKey[image.cacheKey] = loadID }
+        if submit { scheduler.submit(job) }
+        return loadID
+    }
+
+    /// `request` waits for `loadID` too.
+    func join(_ request: Int, _ loadID: Int) {
+        loads[loadID]!.waiting.append(request)
+        loadForRequest[request] = loadID
+    }
+
+    /// The load `request` waited for, which it no longer does (its row left the screen).
+    func leave(_ request: Int) -> (loadID: Int, load: ActiveLoad)? {
+        guard let loadID = loadForRequest.removeValue(forKey: request), var load = loads[loadID] else { return nil }
+        load.waiting.removeAll { $0 == request }
+        loads[loadID] = load
+        return (loadID, load)
+    }
+
+    /// Forgets which load the requests wait for (their load delivered or is being restarted).
+    func release(_ requests: [Int]) {
+        for request in requests { loadForRequest[request] = nil }
+    }
+
+    func load(for request: Int) -> Int? { loadForRequest[request] }
+
+    /// Cancels a load; one cancelled while its transfer runs stays registered until its worker
+    /// reports. Nil when the load is already gone.
+    func cancel(_ loadID: Int) -> (load: ActiveLoad, result: LoadToken.CancelResult)? {
+        guard let load = loads[loadID] else { return nil }
+        let result = load.job.token.cancel()
+        scheduler.cancel(load.job)
+        if let row = load.prefetchRow, prefetching[row] == loadID { prefetching[row] = nil }
+        switch result {
+        case .tooLate: break  // its completion is on the way
+        case .inFlight: loads[loadID]!.cancelled = true
+        case .whileQueued: forget(loadID)
+        }
+        return (load, result)
+    }
+
+    /// Drops a prefetch row's claim without cancelling its load.
+    func stopPrefetching(_ row: Int) { prefetching[row] = nil }
+
+    /// A load that reported: removed, and returned for its delivery.
+    func finish(_ loadID: Int) -> ActiveLoad? {
+        guard let load = loads[loadID] else { return nil }
+        forget(loadID)
+        return load
+    }
+
+    private func forget(_ loadID: Int) {
+        guard let load = loads.removeValue(forKey: loadID) else { return }
+        if let row = load.prefetchRow, prefetching[row] == loadID { prefetching[row] = nil }
+        if loadForKey[load.key] == loadID { loadForKey[load.key] = nil }
+    }
+
+    /// The run is over: cancel whatever is still loading and wait for the strategy's workers.
+    /// The loads stay registered so their last completions can still be accounted.
+    func cancelAllAndWait() {
+        for load in loads.values {
+            _ = load.job.token.cancel()
+            scheduler.cancel(load.job)
+        }
+        scheduler.waitUntilIdle()
+        scheduler.shutdown()
+    }
+
+    func removeAll() { loads.removeAll() }
+}

@@ -1,0 +1,137 @@
+/// What one run counts as it goes, and its summary at the end: the recording side of the metric
+/// catalog. Owned by the main loop's thread.
+struct RunTally {
+    var latency = LatencyHistogram()
+    var stages = StageHistograms()
+
+    var cancelledQueued = 0, cancelledInflight = 0, wastedCompletions = 0
+    var prefetchLoads = 0, prefetchCancelled = 0
+    private var bytesDownloaded = 0, bytesWasted = 0, retries = 0, decodeWarnings = 0, httpRequests = 0
+    /// Body sizes learned from responses (Content-Length), for sources that do not give them.
+    private var learnedBytes: [Int: Int] = [:]
+    /// Loads that failed, by class, whether or not a row still wanted the image.
+    private var failedLoads: [ErrorClass: Int] = [:]
+    private var imagesDecoded = 0, decodedPixels = 0
+    private var decodeFilterNanoseconds: UInt64 = 0
+    private var hitchNanoseconds: UInt64 = 0, mainBusyNanoseconds: UInt64 = 0
+    var droppedFrames = 0
+    private var visibleRowFrames = 0, placeholderRowFrames = 0
+
+    // Savings are settled at the end of the run, per image: a cancelled download that had to be
+    // done again later saved nothing.
+    private var cancelledImages = Set<Int>()
+    private var completedImages = Set<Int>()
+    private var partialBytes: [Int: Int] = [:]
+
+    /// A worker's report, whatever became of its load.
+    mutating func account(_ completion: LoadCompletion) {
+        bytesDownloaded += completion.bytesReceived
+        retries += completion.attempts - 1
+        if completion.source == .network { httpRequests += completion.attempts }
+        decodeWarnings += completion.decodeWarnings
+        if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
+        if case .image = completion.outcome {
+            imagesDecoded += 1
+            decodedPixels += completion.sourcePixels
+            decodeFilterNanoseconds += completion.stages.decode + completion.stages.filter
+        }
+    }
+
+    /// What a report of a known load tells about its image: its size, whether it arrived, and
+    /// for a transfer cancelled part-way, the bytes that came for nothing.
+    mutating func settle(_ completion: LoadCompletion, imageID: Int, cancelled: Bool) {
+        if let size = completion.bodySize { learnedBytes[imageID] = size }
+        if case .image = completion.outcome { completedImages.insert(imageID) }
+        if cancelled {
+            partialBytes[imageID, default: 0] += completion.bytesReceived
+            bytesWasted += completion.bytesReceived
+        }
+    }
+
+    /// A load cancelled by the policy (queued or in flight; a prefetch or a row's).
+    mutating func cancelled(imageID: Int, _ result: LoadToken.CancelResult, prefetch: Bool) {
+        guard result != .tooLate else { return }
+        cancelledImages.insert(imageID)
+        if prefetch {
+            prefetchCancelled += 1
+        } else if result == .whileQueued {
+            cancelledQueued += 1
+        } else {
+            cancelledInflight += 1
+        }
+    }
+
+    /// One frame's main-loop time and screen, over `span` vsyncs.
+    mutating func frame(visibleRows: Int, placeholders: Int, span: Int, work: UInt64?, frameNanoseconds: UInt64) {
+        visibleRowFrames += visibleRows * span
+        placeholderRowFrames += placeholders * span
+        guard let work else { return }  // only while scrolling
+        mainBusyNanoseconds += work
+        if work > frameNanoseconds { hitchNanoseconds += work - frameNanoseconds }
+        droppedFrames += span - 1
+    }
+
+    /// The run's row of summary.csv.
+    func summarize(_ requests: [RequestRecord], of run: ScrollRun, duration: UInt64, usage: ResourceUsage) -> RunSummary {
+        func count(_ source: RequestSource) -> Int { requests.count { $0.source == source } }
+        let seconds = Double(duration) / 1e9
+        let scrollSeconds = run.workload.trace.duration
+        let costPerPixel = decodedPixels > 0 ? Double(decodeFilterNanoseconds) / Double(decodedPixels) : 0
+        // Net savings: only images that were cancelled and never loaded later in the run count.
+        var bytesSaved = 0, savedPixels = 0
+        for imageID in cancelledImages.subtracting(completedImages) {
+            let image = run.workload.images[imageID]
+            savedPixels += image.sourcePixels ?? 0
+            if run.diskCache?.contains(image.cacheKey) == true { continue }  // it would have come from disk
+            bytesSaved += max(0, (image.expectedBytes ?? learnedBytes[imageID] ?? 0) - partialBytes[imageID, default: 0])
+        }
+        let disk = run.diskCache?.statistics ?? DiskCache.Statistics()
+        var summary = RunSummary()
+        summary.strategy = run.cell.strategy.rawValue
+        summary.concurrency = run.cell.concurrency
+        summary.repetition = run.cell.repetition
+        summary.network = run.settings.network.name
+        summary.transport = run.settings.transport.rawValue
+        summary.rows = run.workload.feed.rowCount
+        summary.rowsVisited = Set(requests.map(\.row)).count
+        summary.requests = requests.count
+        summary.memoryHits = count(.memory)
+        summary.diskHits = count(.disk)
+        summary.networkFetches = count(.network)
+        summary.merged = count(.merged)
+        summary.errors = count(.error)
+        summary.displayed = requests.count { $0.outcome == .displayed }
+        summary.neverDisplayed = requests.count { $0.outcome == .neverDisplayed }
+        summary.cancelledQueued = cancelledQueued
+        summary.cancelledInflight = cancelledInflight
+        summary.bytesDownloaded = bytesDownloaded
+        summary.bytesSaved = bytesSaved
+        summary.bytesWasted = bytesWasted
+        summary.decodeMsSaved = Double(savedPixels) * costPerPixel / 1e6
+        summary.wastedCompletions = wastedCompletions
+        summary.prefetchLoads = prefetchLoads
+        summary.prefetchCancelled = prefetchCancelled
+        summary.memoryEvictions = run.memoryCache.evictions
+        summary.diskWrites = disk.writes
+        summary.diskDiscarded = disk.discarded
+        summary.errorsByClass = failedLoads
+        summary.retries = retries
+        summary.httpRequests = httpRequests
+        summary.decodeWarnings = decodeWarnings
+        summary.takeLatency(from: latency)
+        summary.placeholderRatio = visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0
+        summary.hitchMsPerS = scrollSeconds > 0 ? Double(hitchNanoseconds) / 1e6 / scrollSeconds : 0
+        summary.mainBusyMsPerS = scrollSeconds > 0 ? Double(mainBusyNanoseconds) / 1e6 / scrollSeconds : 0
+        summary.droppedFrames = droppedFrames
+        summary.achievedConcurrencyMean = run.gauge.mean()
+        summary.achievedConcurrencyPeak = run.gauge.peak
+        summary.imagesDecoded = imagesDecoded
+        summary.imagesPerS = seconds > 0 ? Double(imagesDecoded) / seconds : 0
+        summary.bytesPerS = seconds > 0 ? Double(bytesDownloaded) / seconds : 0
+        summary.cpuUserS = usage.userSeconds
+        summary.cpuSysS = usage.systemSeconds
+        summary.peakRssMb = ResourceUsage.peakResidentMegabytes()
+        summary.durationS = seconds
+        return summary
+    }
+}

@@ -1,0 +1,69 @@
+/// What the main loop does with the loads workers finished: display, fail, restart, account.
+extension ScrollRun {
+    func deliverCompletions(frame: Int, now: UInt64) {
+        for completion in inbox.takeAll() {
+            tally.account(completion)
+            guard let load = registry.finish(completion.loadID) else { continue }
+            tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled)
+            if load.cancelled {
+                if let origin = load.origin { attachStages(completion, to: origin, deliveredAt: now) }
+                restart(load)
+                continue
+            }
+            if let origin = load.origin {
+                attachStages(completion, to: origin, deliveredAt: now)
+                if completion.source == .disk && requests[origin].source == .network { requests[origin].source = .disk }
+            }
+            registry.release(load.waiting)
+            switch completion.outcome {
+            case .image(let image):
+                var stages = completion.stages
+                stages.delivery = now - min(now, completion.finishedAt)
+                tally.stages.record(stages, fromNetwork: completion.source == .network)
+                if load.waiting.isEmpty && load.origin != nil { tally.wastedCompletions += 1 }
+                for id in load.waiting { display(id, frame: frame, size: image.size) }
+            case .failed(let failure):
+                for id in load.waiting {
+                    requests[id].source = .error
+                    requests[id].outcome = .error
+                    requests[id].errorClass = failure.errorClass
+                    requests[id].errorMessage = failure.description
+                }
+            case .cancelled:
+                break
+            }
+        }
+    }
+
+    /// Rows that asked for an image while its cancelled transfer was stopping get a fresh load.
+    private func restart(_ load: LoadRegistry.ActiveLoad) {
+        guard let first = load.waiting.first else { return }
+        registry.release(load.waiting)
+        startLoad(imageID: load.imageID, origin: first)
+        for id in load.waiting.dropFirst() {
+            requests[id].source = .merged
+            registry.join(id, registry.load(for: first)!)
+        }
+    }
+
+    private func attachStages(_ completion: LoadCompletion, to id: Int, deliveredAt now: UInt64) {
+        var stages = completion.stages
+        stages.delivery = now - min(now, completion.finishedAt)
+        requests[id].stages = stages
+        requests[id].bytes = completion.bytesReceived
+        requests[id].decodeWarnings = completion.decodeWarnings
+    }
+
+    /// The run is over: cancel what is still loading (not counted as policy savings), wait for
+    /// the workers, and count the bytes that still arrived.
+    func finishOutstandingLoads() {
+        registry.cancelAllAndWait()
+        transport.shutdown()
+        for completion in inbox.takeAll() {
+            tally.account(completion)
+            guard let load = registry[completion.loadID] else { continue }
+            tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled)
+        }
+        registry.removeAll()
+    }
+}
