@@ -32,13 +32,10 @@ struct CorpusCommand: ParsableCommand {
 
     func run() throws {
         let corpus = ImageCorpus.generate(count: images, seed: seed, jpegOnly: jpegOnly)
-        do {
-            let written = try CorpusExport.write(corpus, to: URL(fileURLWithPath: out), baseURL: baseURL)
-            print("Wrote \(written.files) images (\(written.bytes / 1024) kB) and manifest.json, manifest.csv to \(out)/ "
-                  + "(URLs under \(baseURL))")
-        } catch {
-            FileHandle.standardError.write(Data("imgbench corpus: cannot write to \(out): \(error.localizedDescription)\n".utf8))
-            throw ExitCode(2)
+        let written = try CommandFailure.catching("cannot write to \(out)") {
+            try CorpusExport.write(corpus, to: URL(fileURLWithPath: out), baseURL: baseURL)
         }
+        print("Wrote \(written.files) images (\(written.bytes / 1024) kB) and manifest.json, manifest.csv to \(out)/ "
+              + "(URLs under \(baseURL))")
     }
 }

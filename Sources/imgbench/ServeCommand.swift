@@ -57,12 +57,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let files: ServedFiles
         if let corpus {
-            do {
-                files = try ServedFiles(directory: URL(fileURLWithPath: corpus))
-            } catch {
-                FileHandle.standardError.write(Data("imgbench serve: \(error.description)\n".utf8))
-                throw ExitCode(2)
-            }
+            files = try CommandFailure.catching { try ServedFiles(directory: URL(fileURLWithPath: corpus)) }
         } else {
             FileHandle.standardError.write(Data("imgbench serve: generating \(images) images (seed \(seed))\n".utf8))
             files = ServedFiles(corpus: ImageCorpus.generate(count: images, seed: seed))
@@ -73,16 +68,13 @@ struct ServeCommand: ParsableCommand {
             // One write per line: unbuffered, and whole even when both event loops log at once.
             FileHandle.standardOutput.write(Data((request.description + "\n").utf8))
         }
-        let server: ImageServer
-        do {
-            server = try ImageServer(files: files, profile: try profile(), seed: seed, faults: try serverFaults(),
-                                     host: host, port: port, threads: 2, log: level == .none ? nil : log)
-        } catch {
-            FileHandle.standardError.write(Data("imgbench serve: cannot listen on \(host):\(port): \(error)\n".utf8))
-            throw ExitCode(2)
+        let (shaping, faults) = (try profile(), try serverFaults())
+        let server = try CommandFailure.catching("cannot listen on \(host):\(port)") {
+            try ImageServer(files: files, profile: shaping, seed: seed, faults: faults, host: host, port: port, threads: 2,
+                            log: level == .none ? nil : log)
         }
         FileHandle.standardError.write(Data("""
-            imgbench serve: \(files.count) files at \(server.baseURL)/ (network \(server.profile)\(try serverFaults().isEmpty ? "" : ", faults \(try serverFaults())")); \
+            imgbench serve: \(files.count) files at \(server.baseURL)/ (network \(server.profile)\(faults.isEmpty ? "" : ", faults \(faults)")); \
             manifest at \(server.baseURL)/manifest.json; Ctrl-C stops
 
             """.utf8))
