@@ -107,6 +107,30 @@ extension ChildProcessRuns {
             #expect(RunArguments(recorded) == RunArguments(plan))
         }
 
+        @Test("a directory of imgbench 0.1 (recorded arguments, no plan) still gates: its arguments are parsed as flags")
+        func legacyDirectory() async throws {
+            let directory = try Fixtures.temporaryDirectory("legacy")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let legacy = directory.appendingPathComponent("legacy")
+            let scenario = ["--rows", "40", "--images", "12", "--network", "loopback", "--strategies", "threads", "--concurrency", "2"]
+            try await onOwnThread {
+                let made = try Fixtures.imgbench(scenario + ["--quiet", "--out", legacy.path])
+                try #require(made.status == 0, "\(made.output)")
+                // What 0.1 wrote: the configuration with its arguments, no plan.
+                let file = legacy.appendingPathComponent("summary.json")
+                var document = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
+                document.removeValue(forKey: "plan")
+                document["configuration"] = ["arguments": scenario]
+                try JSONSerialization.data(withJSONObject: document).write(to: file)
+                let gate = try Fixtures.imgbench(["gate", "--baseline", legacy.path, "--threshold", "errors <= 0",
+                                                  "--out", directory.appendingPathComponent("gate").path])
+                #expect(gate.status == 0, "\(gate.output)")
+                let fresh = try RecordedPlan.read(directory: directory.appendingPathComponent("gate/current").path)
+                #expect(fresh.settings.rows == 40 && fresh.settings.imageCount == 12 && fresh.settings.network.name == "loopback"
+                        && fresh.strategies == [.threads] && fresh.concurrencies == [2])
+            }
+        }
+
         @Test("a results directory without a plan fails with one line naming it")
         func missingPlan() async throws {
             let directory = try Fixtures.temporaryDirectory("no-plan")
