@@ -111,7 +111,7 @@ public final class ScrollRun {
         self.diskCache = diskCache
         frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
         self.transport = transport ?? settings.transport.make(limits: settings.fetchLimits, client: client)
-        scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: self.transport)
+        scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
         pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,
                                  decodeLimits: settings.decodeLimits, injection: settings.injection, retry: settings.retry,
@@ -275,7 +275,7 @@ public final class ScrollRun {
         let job = LoadJob(id: loadID, token: token, priority: priority,
                           // Queue wait counts from when the row asked, so time spent deferred or
                           // waiting for a cancelled transfer to stop is in it too.
-                          work: PipelineLoad(pipeline: pipeline, request: request, id: loadID, token: token,
+                          work: PipelineLoad(pipeline: pipeline, transport: transport, request: request, id: loadID, token: token,
                                              submittedAt: origin.map { requests[$0].requestedAt } ?? MonotonicClock.now(),
                                              gauge: gauge, inbox: inbox))
         loads[loadID] = ActiveLoad(job: job, key: reference.cacheKey, imageID: imageID, origin: origin,
