@@ -43,53 +43,81 @@ public struct ImagePipeline: Sendable {
     /// started (nothing was done, and the main loop already knows).
     public func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                      transport: any Transport, gauge: ConcurrencyGauge? = nil) -> Output? {
-        guard token.begin() else { return nil }
-        gauge?.enter()
-        defer { gauge?.leave() }
-        let started = MonotonicClock.now()
-        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) { return output }
-        let fetchStarted = MonotonicClock.now()
-        var attempt = 1
-        var fetched: Result<FetchResult, FetchError>
+        let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
+        guard case .fetch(var fetch) = begun else { return begun.output }
         while true {
-            fetched = Result { () throws(FetchError) -> FetchResult in
-                try transport.fetch(request.url, expectedBytes: request.expectedBytes, attempt: attempt, token: token)
+            let fetched = Result { () throws(FetchError) -> FetchResult in
+                try transport.fetch(request.url, expectedBytes: request.expectedBytes, attempt: fetch.attempts.number,
+                                    token: token)
             }
-            guard case .failure(let error) = fetched, retry.shouldRetry(error, attempt: attempt),
-                  retry.pause(after: attempt, token: token) else { break }
-            attempt += 1
+            guard fetch.attempts.shouldRetry(after: fetched), fetch.attempts.pause() else { return finish(fetch, fetched) }
         }
-        return process(fetched, source: .network, request: request, id: id, token: token,
-                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
-                       fetchStarted: fetchStarted, attempts: attempt)
     }
 
     /// The same load from a task: the fetch suspends where the transport allows; decoding and
     /// filtering run on the task's thread.
     public func loadAsync(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                           transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> Output? {
-        guard token.begin() else { return nil }
-        gauge?.enter()
-        defer { gauge?.leave() }
-        let started = MonotonicClock.now()
-        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) { return output }
-        let fetchStarted = MonotonicClock.now()
-        var attempt = 1
-        var fetched: Result<FetchResult, FetchError>
+        let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
+        guard case .fetch(var fetch) = begun else { return begun.output }
         while true {
+            let fetched: Result<FetchResult, FetchError>
             do {
                 fetched = .success(try await transport.fetchAsync(request.url, expectedBytes: request.expectedBytes,
-                                                                  attempt: attempt, token: token))
+                                                                  attempt: fetch.attempts.number, token: token))
             } catch {
                 fetched = .failure(error)
             }
-            guard case .failure(let error) = fetched, retry.shouldRetry(error, attempt: attempt),
-                  await retry.pauseAsync(after: attempt, token: token) else { break }
-            attempt += 1
+            guard fetch.attempts.shouldRetry(after: fetched), await fetch.attempts.pauseAsync() else {
+                return finish(fetch, fetched)
+            }
         }
-        return process(fetched, source: .network, request: request, id: id, token: token,
-                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
-                       fetchStarted: fetchStarted, attempts: attempt)
+    }
+
+    /// How `begin` left a load: done without the network, or due to fetch.
+    private enum Begun {
+        /// Cancelled before it began (nil), or served from the disk cache.
+        case done(Output?)
+        case fetch(NetworkFetch)
+
+        var output: Output? {
+            if case .done(let output) = self { output } else { nil }
+        }
+    }
+
+    /// A load on its way to the network: what `finish` needs, and the attempts so far.
+    private struct NetworkFetch {
+        let request: LoadRequest
+        let id: Int
+        let token: LoadToken
+        let gauge: ConcurrencyGauge?
+        let stages: StageTimes
+        let fetchStarted: UInt64
+        var attempts: FetchAttempts
+    }
+
+    /// The start `load` and `loadAsync` share: claim the token, count the load as running, try the
+    /// disk cache. A load that goes on to fetch stays counted until `finish`.
+    private func begin(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+                       gauge: ConcurrencyGauge?) -> Begun {
+        guard token.begin() else { return .done(nil) }
+        gauge?.enter()
+        let started = MonotonicClock.now()
+        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) {
+            gauge?.leave()
+            return .done(output)
+        }
+        let fetchStarted = MonotonicClock.now()
+        return .fetch(NetworkFetch(request: request, id: id, token: token, gauge: gauge,
+                                   stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
+                                   fetchStarted: fetchStarted, attempts: FetchAttempts(policy: retry, token: token)))
+    }
+
+    /// The end `load` and `loadAsync` share: the fetched bytes through the rest of the pipeline.
+    private func finish(_ fetch: NetworkFetch, _ fetched: Result<FetchResult, FetchError>) -> Output {
+        defer { fetch.gauge?.leave() }
+        return process(fetched, source: .network, request: fetch.request, id: fetch.id, token: fetch.token,
+                       stages: fetch.stages, fetchStarted: fetch.fetchStarted, attempts: fetch.attempts.number)
     }
 
     /// The classic `cellForRow` disk read (`--disk-read main`), run where it is called: read the
