@@ -3,14 +3,13 @@
 /// checked between stages, so a cancelled load stops at the next boundary.
 public struct ImagePipeline: Sendable {
     public let decoder: any ImageDecoding
-    public let filter: ImageFilter
+    /// The filter step (`--filter`), after the downsample to the cell.
+    public let processor: any ImageProcessing
     public let memoryCache: any ImageCaching
     public let diskCache: DiskCache?
     /// The cell's image size in pixels: 80 × 80 pt at 3x by default.
     public let targetSize: PixelSize
     public let decodeLimits: DecodeLimits
-    /// Injected slowdowns (a testing aid; none by default).
-    public let injection: FaultInjection
     public let retry: RetryPolicy
     /// `--no-decode`: fetch and discard the bytes; the cache keeps a stand-in charged at the cell
     /// image's size, so hits and evictions (and so the requests a server sees) match a real client.
@@ -18,17 +17,16 @@ public struct ImagePipeline: Sendable {
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
 
-    public init(decoder: any ImageDecoding = ImageDecoder(), filter: ImageFilter, memoryCache: any ImageCaching,
-                diskCache: DiskCache? = nil, targetSize: PixelSize = ImagePipeline.defaultTargetSize,
-                decodeLimits: DecodeLimits = DecodeLimits(), injection: FaultInjection = .none,
+    public init(decoder: any ImageDecoding = ImageDecoder(), processor: any ImageProcessing,
+                memoryCache: any ImageCaching, diskCache: DiskCache? = nil,
+                targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits(),
                 retry: RetryPolicy = RetryPolicy(), decodes: Bool = true) {
         self.decoder = decoder
-        self.filter = filter
+        self.processor = processor
         self.memoryCache = memoryCache
         self.diskCache = diskCache
         self.targetSize = targetSize
         self.decodeLimits = decodeLimits
-        self.injection = injection
         self.retry = retry
         self.decodes = decodes
     }
@@ -193,7 +191,6 @@ public struct ImagePipeline: Sendable {
             // The naive path filters the full-size bitmap and scales afterwards, as the tutorials'
             // beautify step does; the pipeline scales first.
             image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)
-            FaultInjection.stall(injection.decodeMilliseconds)
         } catch {
             stages.decode = MonotonicClock.now() - fetchEnd
             return finish(.failed(.decode(error)), bytes: bytes)
@@ -202,8 +199,7 @@ public struct ImagePipeline: Sendable {
         stages.decode = decoded - fetchEnd
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes, pixels: image.sourceSize.pixelCount) }
 
-        filter.apply(to: &image)
-        FaultInjection.stall(injection.filterMilliseconds)
+        processor.apply(to: &image)
         if fullSize { image = Downsampler.aspectFill(image, to: targetSize) }
         memoryCache.insert(image, for: request.cacheKey)
         stages.filter = MonotonicClock.now() - decoded

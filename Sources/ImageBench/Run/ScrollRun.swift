@@ -113,9 +113,10 @@ public final class ScrollRun {
         self.transport = transport ?? settings.transport.make(limits: settings.fetchLimits, client: client)
         scheduler = cell.strategy.makeScheduler(concurrency: cell.concurrency)
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
-        pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,
-                                 decodeLimits: settings.decodeLimits, injection: settings.injection, retry: settings.retry,
-                                 decodes: settings.decodes)
+        pipeline = ImagePipeline(decoder: settings.injection.slowing(decoder: ImageDecoder()),
+                                 processor: settings.injection.slowing(processor: settings.filter),
+                                 memoryCache: memoryCache, diskCache: diskCache,
+                                 decodeLimits: settings.decodeLimits, retry: settings.retry, decodes: settings.decodes)
         gauge = ConcurrencyGauge()
         visited = Array(repeating: false, count: workload.feed.rowCount)
     }
