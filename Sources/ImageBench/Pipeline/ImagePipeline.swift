@@ -48,7 +48,7 @@ public struct ImagePipeline: Sendable {
                 try transport.fetch(request.url, expectedBytes: request.expectedBytes, attempt: fetch.attempts.number,
                                     token: token)
             }
-            guard fetch.attempts.shouldRetry(after: fetched), fetch.attempts.pause() else { return finish(fetch, fetched) }
+            guard fetch.attempts.shouldRetry(after: fetched), fetch.attempts.pause() else { return end(fetch, with: fetched) }
         }
     }
 
@@ -67,7 +67,7 @@ public struct ImagePipeline: Sendable {
                 fetched = .failure(error)
             }
             guard fetch.attempts.shouldRetry(after: fetched), await fetch.attempts.pauseAsync() else {
-                return finish(fetch, fetched)
+                return end(fetch, with: fetched)
             }
         }
     }
@@ -83,7 +83,7 @@ public struct ImagePipeline: Sendable {
         }
     }
 
-    /// A load on its way to the network: what `finish` needs, and the attempts so far.
+    /// A load on its way to the network: what `end` needs, and the attempts so far.
     private struct NetworkFetch {
         let request: LoadRequest
         let id: Int
@@ -95,7 +95,7 @@ public struct ImagePipeline: Sendable {
     }
 
     /// The start `load` and `loadAsync` share: claim the token, count the load as running, try the
-    /// disk cache. A load that goes on to fetch stays counted until `finish`.
+    /// disk cache. A load that goes on to fetch stays counted until `end`.
     private func begin(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                        gauge: ConcurrencyGauge?) -> Begun {
         guard token.begin() else { return .done(nil) }
@@ -112,7 +112,7 @@ public struct ImagePipeline: Sendable {
     }
 
     /// The end `load` and `loadAsync` share: the fetched bytes through the rest of the pipeline.
-    private func finish(_ fetch: NetworkFetch, _ fetched: Result<FetchResult, FetchError>) -> Output {
+    private func end(_ fetch: NetworkFetch, with fetched: Result<FetchResult, FetchError>) -> Output {
         defer { fetch.gauge?.leave() }
         return process(fetched, source: .network, request: fetch.request, id: fetch.id, token: fetch.token,
                        stages: fetch.stages, fetchStarted: fetch.fetchStarted, attempts: fetch.attempts.number)
