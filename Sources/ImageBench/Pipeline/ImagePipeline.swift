@@ -1,133 +1,15 @@
-/// Where one load spent its time, in nanoseconds. The stages follow each other without gaps, so
-/// they add up to the time from submission to delivery on the main loop.
-public struct StageTimes: Sendable, Equatable, Codable {
-    /// Submitted until a worker picked it up (behind the concurrency limit).
-    public var queueWait: UInt64 = 0
-    /// Reading and verifying the disk cache entry (or finding there is none).
-    public var diskRead: UInt64 = 0
-    /// Request start until the response's first byte.
-    public var timeToFirstByte: UInt64 = 0
-    /// First byte until the last.
-    public var transfer: UInt64 = 0
-    /// Decoding, including decode-time scaling and the downsample to the cell's size.
-    public var decode: UInt64 = 0
-    /// The beautify filter.
-    public var filter: UInt64 = 0
-    /// Worker finished until the main loop took the result.
-    public var delivery: UInt64 = 0
-
-    public init(queueWait: UInt64 = 0, diskRead: UInt64 = 0) {
-        self.queueWait = queueWait
-        self.diskRead = diskRead
-    }
-
-    public var total: UInt64 { queueWait + diskRead + timeToFirstByte + transfer + decode + filter + delivery }
-}
-
-/// The classes failures are counted by in summary.csv (`errors_<class>`) and named by in
-/// requests.csv.
-public enum ErrorClass: String, Sendable, CaseIterable, Codable {
-    /// The server answered with a 4xx or 5xx status.
-    case httpStatus = "http_status"
-    /// No complete answer within `--timeout`, or the transfer stalled.
-    case timeout
-    /// Refused, reset, closed early, unresolvable, too many redirects.
-    case connection
-    /// A body beyond `--max-bytes` or a header promising more than `--max-pixels`.
-    case tooLarge = "too_large"
-    /// Bytes that are not a decodable image: truncated, corrupt, not an image at all.
-    case decode
-    /// A real image in a format or variant imgbench does not decode (GIF, WebP, 12-bit JPEG).
-    case unsupported
-}
-
-/// What went wrong with a load, as counted in reports.
-public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    case fetch(FetchError)
-    case decode(DecodeError)
-
-    public var errorClass: ErrorClass {
-        switch self {
-        case .fetch(.httpStatus): .httpStatus
-        case .fetch(.timeout): .timeout
-        case .fetch(.connection), .fetch(.cancelled): .connection
-        case .fetch(.tooLarge): .tooLarge
-        case .decode(.unsupported): .unsupported
-        case .decode(.tooLarge): .tooLarge
-        case .decode: .decode
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .fetch(let error): error.description
-        case .decode(let error): error.description
-        }
-    }
-}
-
-/// How a load ended.
-public enum LoadOutcome: Sendable {
-    case image(DecodedImage)
-    /// Cancelled while running; it stopped at the next check.
-    case cancelled
-    case failed(LoadFailure)
-}
-
-/// Where a load found its bytes.
-public enum LoadSource: String, Sendable {
-    case disk, network
-}
-
-/// A finished load on its way to the main loop.
-public struct LoadCompletion: Sendable {
-    public let loadID: Int
-    public let source: LoadSource
-    public let outcome: LoadOutcome
-    public var stages: StageTimes
-    /// Body bytes received from the network, complete or not (0 from disk).
-    public let bytesReceived: Int
-    /// Pixels in the source image when it was decoded (what decode cost scales with), else 0.
-    public let sourcePixels: Int
-    /// When the worker finished (monotonic ns).
-    public let finishedAt: UInt64
-    /// Fetch attempts made (1 without retries; 1 for a disk hit).
-    public var attempts = 1
-    /// The decoder's warnings: damage it worked around.
-    public var decodeWarnings = 0
-    /// The image's full body size, when known: the bytes received, or for a cancelled transfer
-    /// its Content-Length. How sizes a manifest or template does not give are learned.
-    public var bodySize: Int?
-}
-
-/// What one load needs to know about its image.
-public struct LoadRequest: Sendable {
-    public let url: String
-    /// The memory and disk cache key.
-    public let cacheKey: String
-    /// The body size if known in advance (the corpus), for savings accounting.
-    public let expectedBytes: Int?
-
-    public init(url: String, cacheKey: String? = nil, expectedBytes: Int?) {
-        self.url = url
-        self.cacheKey = cacheKey ?? url
-        self.expectedBytes = expectedBytes
-    }
-}
-
 /// The work of one load, identical for every strategy: disk cache, else fetch → decode (to the
 /// cell's size) → filter → memory cache, then the downloaded bytes to the disk cache. The token is
 /// checked between stages, so a cancelled load stops at the next boundary.
 public struct ImagePipeline: Sendable {
     public let decoder: any ImageDecoding
-    public let filter: ImageFilter
+    /// The filter step (`--filter`), after the downsample to the cell.
+    public let processor: any ImageProcessing
     public let memoryCache: any ImageCaching
     public let diskCache: DiskCache?
     /// The cell's image size in pixels: 80 × 80 pt at 3x by default.
     public let targetSize: PixelSize
     public let decodeLimits: DecodeLimits
-    /// Injected slowdowns (a testing aid; none by default).
-    public let injection: FaultInjection
     public let retry: RetryPolicy
     /// `--no-decode`: fetch and discard the bytes; the cache keeps a stand-in charged at the cell
     /// image's size, so hits and evictions (and so the requests a server sees) match a real client.
@@ -135,17 +17,16 @@ public struct ImagePipeline: Sendable {
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
 
-    public init(decoder: any ImageDecoding = ImageDecoder(), filter: ImageFilter, memoryCache: any ImageCaching,
-                diskCache: DiskCache? = nil, targetSize: PixelSize = ImagePipeline.defaultTargetSize,
-                decodeLimits: DecodeLimits = DecodeLimits(), injection: FaultInjection = .none,
+    public init(decoder: any ImageDecoding = ImageDecoder(), processor: any ImageProcessing,
+                memoryCache: any ImageCaching, diskCache: DiskCache? = nil,
+                targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits(),
                 retry: RetryPolicy = RetryPolicy(), decodes: Bool = true) {
         self.decoder = decoder
-        self.filter = filter
+        self.processor = processor
         self.memoryCache = memoryCache
         self.diskCache = diskCache
         self.targetSize = targetSize
         self.decodeLimits = decodeLimits
-        self.injection = injection
         self.retry = retry
         self.decodes = decodes
     }
@@ -160,53 +41,81 @@ public struct ImagePipeline: Sendable {
     /// started (nothing was done, and the main loop already knows).
     public func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                      transport: any Transport, gauge: ConcurrencyGauge? = nil) -> Output? {
-        guard token.begin() else { return nil }
-        gauge?.enter()
-        defer { gauge?.leave() }
-        let started = MonotonicClock.now()
-        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) { return output }
-        let fetchStarted = MonotonicClock.now()
-        var attempt = 1
-        var fetched: Result<FetchResult, FetchError>
+        let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
+        guard case .fetch(var fetch) = begun else { return begun.output }
         while true {
-            fetched = Result { () throws(FetchError) -> FetchResult in
-                try transport.fetch(request.url, expectedBytes: request.expectedBytes, attempt: attempt, token: token)
+            let fetched = Result { () throws(FetchError) -> FetchResult in
+                try transport.fetch(request.url, expectedBytes: request.expectedBytes, attempt: fetch.attempts.number,
+                                    token: token)
             }
-            guard case .failure(let error) = fetched, retry.shouldRetry(error, attempt: attempt),
-                  retry.pause(after: attempt, token: token) else { break }
-            attempt += 1
+            guard fetch.attempts.shouldRetry(after: fetched), fetch.attempts.pause() else { return end(fetch, with: fetched) }
         }
-        return process(fetched, source: .network, request: request, id: id, token: token,
-                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
-                       fetchStarted: fetchStarted, attempts: attempt)
     }
 
     /// The same load from a task: the fetch suspends where the transport allows; decoding and
     /// filtering run on the task's thread.
     public func loadAsync(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                           transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> Output? {
-        guard token.begin() else { return nil }
-        gauge?.enter()
-        defer { gauge?.leave() }
-        let started = MonotonicClock.now()
-        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) { return output }
-        let fetchStarted = MonotonicClock.now()
-        var attempt = 1
-        var fetched: Result<FetchResult, FetchError>
+        let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
+        guard case .fetch(var fetch) = begun else { return begun.output }
         while true {
+            let fetched: Result<FetchResult, FetchError>
             do {
                 fetched = .success(try await transport.fetchAsync(request.url, expectedBytes: request.expectedBytes,
-                                                                  attempt: attempt, token: token))
+                                                                  attempt: fetch.attempts.number, token: token))
             } catch {
                 fetched = .failure(error)
             }
-            guard case .failure(let error) = fetched, retry.shouldRetry(error, attempt: attempt),
-                  await retry.pauseAsync(after: attempt, token: token) else { break }
-            attempt += 1
+            guard fetch.attempts.shouldRetry(after: fetched), await fetch.attempts.pauseAsync() else {
+                return end(fetch, with: fetched)
+            }
         }
-        return process(fetched, source: .network, request: request, id: id, token: token,
-                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
-                       fetchStarted: fetchStarted, attempts: attempt)
+    }
+
+    /// How `begin` left a load: done without the network, or due to fetch.
+    private enum Begun {
+        /// Cancelled before it began (nil), or served from the disk cache.
+        case done(Output?)
+        case fetch(NetworkFetch)
+
+        var output: Output? {
+            if case .done(let output) = self { output } else { nil }
+        }
+    }
+
+    /// A load on its way to the network: what `end` needs, and the attempts so far.
+    private struct NetworkFetch {
+        let request: LoadRequest
+        let id: Int
+        let token: LoadToken
+        let gauge: ConcurrencyGauge?
+        let stages: StageTimes
+        let fetchStarted: UInt64
+        var attempts: FetchAttempts
+    }
+
+    /// The start `load` and `loadAsync` share: claim the token, count the load as running, try the
+    /// disk cache. A load that goes on to fetch stays counted until `end`.
+    private func begin(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+                       gauge: ConcurrencyGauge?) -> Begun {
+        guard token.begin() else { return .done(nil) }
+        gauge?.enter()
+        let started = MonotonicClock.now()
+        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) {
+            gauge?.leave()
+            return .done(output)
+        }
+        let fetchStarted = MonotonicClock.now()
+        return .fetch(NetworkFetch(request: request, id: id, token: token, gauge: gauge,
+                                   stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
+                                   fetchStarted: fetchStarted, attempts: FetchAttempts(policy: retry, token: token)))
+    }
+
+    /// The end `load` and `loadAsync` share: the fetched bytes through the rest of the pipeline.
+    private func end(_ fetch: NetworkFetch, with fetched: Result<FetchResult, FetchError>) -> Output {
+        defer { fetch.gauge?.leave() }
+        return process(fetched, source: .network, request: fetch.request, id: fetch.id, token: fetch.token,
+                       stages: fetch.stages, fetchStarted: fetch.fetchStarted, attempts: fetch.attempts.number)
     }
 
     /// The classic `cellForRow` disk read (`--disk-read main`), run where it is called: read the
@@ -282,7 +191,6 @@ public struct ImagePipeline: Sendable {
             // The naive path filters the full-size bitmap and scales afterwards, as the tutorials'
             // beautify step does; the pipeline scales first.
             image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)
-            FaultInjection.stall(injection.decodeMilliseconds)
         } catch {
             stages.decode = MonotonicClock.now() - fetchEnd
             return finish(.failed(.decode(error)), bytes: bytes)
@@ -291,41 +199,12 @@ public struct ImagePipeline: Sendable {
         stages.decode = decoded - fetchEnd
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes, pixels: image.sourceSize.pixelCount) }
 
-        filter.apply(to: &image)
-        FaultInjection.stall(injection.filterMilliseconds)
+        processor.apply(to: &image)
         if fullSize { image = Downsampler.aspectFill(image, to: targetSize) }
         memoryCache.insert(image, for: request.cacheKey)
         stages.filter = MonotonicClock.now() - decoded
         // Only bytes that decoded are worth keeping on disk.
         let store = source == .network && diskCache != nil ? result.bytes : nil
         return finish(.image(image), bytes: bytes, pixels: image.sourceSize.pixelCount, store: store)
-    }
-}
-
-/// The pipeline's load of one image as a strategy's job: runs the load, posts the result to the
-/// main loop's inbox, then writes the bytes to the disk cache (off the user's critical path, as
-/// image libraries write on a background queue).
-struct PipelineLoad: LoadWork {
-    let pipeline: ImagePipeline
-    let request: LoadRequest
-    let id: Int
-    let token: LoadToken
-    let submittedAt: UInt64
-    let gauge: ConcurrencyGauge
-    let inbox: DeliveryInbox
-
-    func run(on transport: any Transport) {
-        deliver(pipeline.load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
-    }
-
-    func runAsync(on transport: any Transport) async {
-        deliver(await pipeline.loadAsync(request, id: id, token: token, submittedAt: submittedAt,
-                                         transport: transport, gauge: gauge))
-    }
-
-    private func deliver(_ output: ImagePipeline.Output?) {
-        guard let output else { return }
-        inbox.post(output.completion)
-        if let bytes = output.bytesToStore { pipeline.diskCache?.store(bytes, for: request.cacheKey) }
     }
 }

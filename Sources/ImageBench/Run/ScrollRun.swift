@@ -40,15 +40,17 @@ public final class ScrollRun {
         let transport = transport ?? settings.transport.make(limits: settings.fetchLimits, client: client)
         self.transport = transport
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
-        let pipeline = ImagePipeline(filter: settings.filter, memoryCache: memoryCache, diskCache: diskCache,
-                                     decodeLimits: settings.decodeLimits, injection: settings.injection, retry: settings.retry,
-                                     decodes: settings.decodes)
+        // `--inject` slows the decoder and the filter by wrapping them; nothing else knows.
+        let pipeline = ImagePipeline(decoder: settings.injection.slowing(decoder: ImageDecoder()),
+                                     processor: settings.injection.slowing(processor: settings.filter),
+                                     memoryCache: memoryCache, diskCache: diskCache,
+                                     decodeLimits: settings.decodeLimits, retry: settings.retry, decodes: settings.decodes)
         self.pipeline = pipeline
         let (gauge, inbox) = (self.gauge, self.inbox)
-        registry = LoadRegistry(scheduler: cell.strategy.makeScheduler(concurrency: cell.concurrency, transport: transport),
+        registry = LoadRegistry(scheduler: cell.strategy.makeScheduler(concurrency: cell.concurrency),
                                 coalesce: settings.coalesce) { request, id, token, submittedAt in
-            PipelineLoad(pipeline: pipeline, request: request, id: id, token: token, submittedAt: submittedAt,
-                         gauge: gauge, inbox: inbox)
+            PipelineLoad(pipeline: pipeline, transport: transport, request: request, id: id, token: token,
+                         submittedAt: submittedAt, gauge: gauge, inbox: inbox)
         }
     }
 

@@ -7,7 +7,7 @@ public final class AsyncStrategy: LoadScheduling {
     private let jobs: AsyncStream<LoadJob>.Continuation
     private let outstanding = OutstandingWork()
 
-    public init(limit: Int, transport: any Transport) {
+    public init(limit: Int) {
         let (stream, continuation) = AsyncStream.makeStream(of: LoadJob.self)
         jobs = continuation
         Task.detached(priority: .high) { [outstanding] in
@@ -21,7 +21,7 @@ public final class AsyncStrategy: LoadScheduling {
                     running += 1
                     group.addTask {
                         // A load cancelled while queued returns at once: its token refuses to begin.
-                        await job.runAsync(on: transport)
+                        await job.runAsync()
                         outstanding.done()
                     }
                 }

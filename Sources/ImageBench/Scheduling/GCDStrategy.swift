@@ -11,18 +11,16 @@ public final class GCDStrategy: LoadScheduling {
     private let gate = DispatchQueue(label: "imgbench.gcd.gate")
     private let workers = DispatchQueue(label: "imgbench.gcd.work", qos: .userInitiated, attributes: .concurrent)
     private let slots: DispatchSemaphore
-    private let transport: any Transport
     private let pending = Locked<[Int: WorkItem]>([:])
     private let outstanding = OutstandingWork()
 
-    public init(width: Int, transport: any Transport) {
+    public init(width: Int) {
         slots = DispatchSemaphore(value: width)
-        self.transport = transport
     }
 
     public func submit(_ job: LoadJob) {
         outstanding.add()
-        let item = WorkItem(DispatchWorkItem { [transport] in job.run(on: transport) })
+        let item = WorkItem(DispatchWorkItem { job.run() })
         pending.withLockedValue { $0[job.id] = item }
         gate.async { [slots, workers, pending, outstanding] in
             slots.wait()

@@ -2,9 +2,9 @@
 /// the real one; tests use instrumented work.
 public protocol LoadWork: Sendable {
     /// Runs on the calling thread, blocking it for the fetch.
-    func run(on transport: any Transport)
-    /// Runs in the calling task, suspending for the fetch where the transport allows.
-    func runAsync(on transport: any Transport) async
+    func run()
+    /// Runs in the calling task, suspending for the fetch where its transport allows.
+    func runAsync() async
 }
 
 /// One unit of work a strategy runs: the whole load of one image (fetch, decode, filter, cache,
@@ -23,8 +23,8 @@ public final class LoadJob: Sendable {
         self.work = work
     }
 
-    public func run(on transport: any Transport) { work.run(on: transport) }
-    public func runAsync(on transport: any Transport) async { await work.runAsync(on: transport) }
+    public func run() { work.run() }
+    public func runAsync() async { await work.runAsync() }
 }
 
 public enum LoadPriority: Int, Sendable, Comparable {
@@ -68,13 +68,13 @@ public enum StrategyKind: String, Sendable, Codable, CaseIterable {
     public static let defaults: [StrategyKind] = [.operationQueue, .gcd, .threads]
 
     /// Builds the strategy with at most `concurrency` loads running at once.
-    public func makeScheduler(concurrency: Int, transport: any Transport) -> any LoadScheduling {
+    public func makeScheduler(concurrency: Int) -> any LoadScheduling {
         switch self {
-        case .operationQueue: OperationQueueStrategy(maxConcurrentOperationCount: concurrency, transport: transport)
-        case .gcd: GCDStrategy(width: concurrency, transport: transport)
-        case .threads: ThreadPoolStrategy(threads: concurrency, transport: transport)
-        case .async: AsyncStrategy(limit: concurrency, transport: transport)
-        case .mainThread: MainThreadStrategy(transport: transport)
+        case .operationQueue: OperationQueueStrategy(maxConcurrentOperationCount: concurrency)
+        case .gcd: GCDStrategy(width: concurrency)
+        case .threads: ThreadPoolStrategy(threads: concurrency)
+        case .async: AsyncStrategy(limit: concurrency)
+        case .mainThread: MainThreadStrategy()
         }
     }
 }

@@ -2,13 +2,11 @@
 /// does. Nothing is concurrent, nothing can be cancelled, and every download and decode is a
 /// frame the user sees stutter.
 public final class MainThreadStrategy: LoadScheduling {
-    private let transport: any Transport
-
-    public init(transport: any Transport) { self.transport = transport }
+    public init() {}
 
     public var runsInline: Bool { true }
 
-    public func submit(_ job: LoadJob) { job.run(on: transport) }
+    public func submit(_ job: LoadJob) { job.run() }
     public func cancel(_ job: LoadJob) {}
     public func waitUntilIdle() {}
 }

@@ -6,19 +6,17 @@ import Foundation
 /// queue without running its work.
 public final class OperationQueueStrategy: LoadScheduling {
     private let queue: OperationQueue
-    private let transport: any Transport
     private let pending = Locked<[Int: Operation]>([:])
 
-    public init(maxConcurrentOperationCount: Int, transport: any Transport) {
+    public init(maxConcurrentOperationCount: Int) {
         queue = OperationQueue()
         queue.name = "imgbench.operation-queue"
         queue.maxConcurrentOperationCount = maxConcurrentOperationCount
         queue.qualityOfService = .userInitiated
-        self.transport = transport
     }
 
     public func submit(_ job: LoadJob) {
-        let operation = ImageLoadOperation(job: job, transport: transport)
+        let operation = ImageLoadOperation(job: job)
         operation.queuePriority = job.priority == .visible ? .high : .low
         operation.completionBlock = { [weak self] in
             self?.pending.withLockedValue { _ = $0.removeValue(forKey: job.id) }
@@ -43,15 +41,13 @@ public final class OperationQueueStrategy: LoadScheduling {
 /// are immutable references to Sendable objects.
 final class ImageLoadOperation: Operation, @unchecked Sendable {
     private let job: LoadJob
-    private let transport: any Transport
 
-    init(job: LoadJob, transport: any Transport) {
+    init(job: LoadJob) {
         self.job = job
-        self.transport = transport
     }
 
     override func main() {
         guard !isCancelled else { return }
-        job.run(on: transport)
+        job.run()
     }
 }

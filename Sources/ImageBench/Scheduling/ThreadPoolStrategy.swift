@@ -13,10 +13,8 @@ public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
     private var prefetch: [LoadJob] = []
     private var running = 0
     private var stopping = false
-    private let transport: any Transport
 
-    public init(threads: Int, transport: any Transport) {
-        self.transport = transport
+    public init(threads: Int) {
         for index in 0..<threads {
             let thread = Thread { [self] in work() }
             thread.name = "imgbench.worker.\(index)"
@@ -64,7 +62,7 @@ public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
             running += 1
             condition.unlock()
 
-            job.run(on: transport)
+            job.run()
 
             condition.lock()
             running -= 1

@@ -45,4 +45,27 @@ struct ProcessingTests {
         #expect(blurred.pixel(x: 4, y: 4)[0] == 10)  // 250 spread over 5×5
         #expect(blurred.pixel(x: 0, y: 0)[0] == 0)
     }
+
+    @Test("--inject wraps the decoder and the filter: same pixels, same errors, the stage slowed by its amount")
+    func injectedSlowdown() throws {
+        #expect(FaultInjection.none.slowing(decoder: ImageDecoder()) is ImageDecoder)
+        #expect(FaultInjection.none.slowing(processor: ImageFilter.sepia) as? ImageFilter == .sepia)
+        let injection = try FaultInjection(parsing: "decode=+30ms,filter=+20ms")
+        let decoder = injection.slowing(decoder: ImageDecoder())
+        let processor = injection.slowing(processor: ImageFilter.grayscale)
+        let size = PixelSize(width: 8, height: 8)
+        let bytes = try ImageEncoder.png(Fixtures.quadrants(size: size), size: size, layout: .rgb)
+
+        var started = MonotonicClock.now()
+        let image = try decoder.decode(bytes, targetSize: nil, limits: DecodeLimits())
+        #expect(MonotonicClock.now() - started >= 30_000_000)
+        #expect(image == (try ImageDecoder().decode(bytes, targetSize: nil, limits: DecodeLimits())))
+        #expect(throws: DecodeError.empty) { try decoder.decode([], targetSize: nil, limits: DecodeLimits()) }
+
+        var filtered = image
+        started = MonotonicClock.now()
+        processor.apply(to: &filtered)
+        #expect(MonotonicClock.now() - started >= 20_000_000)
+        #expect(filtered == ImageFilter.grayscale.applied(to: image))
+    }
 }

@@ -6,8 +6,8 @@ import Testing
 struct InstrumentedWork: LoadWork {
     let body: @Sendable () -> Void
 
-    func run(on transport: any Transport) { body() }
-    func runAsync(on transport: any Transport) async { body() }
+    func run() { body() }
+    func runAsync() async { body() }
 }
 
 /// Records which jobs ran, how often, and how many ran at once.
@@ -44,7 +44,7 @@ struct StrategyTests {
     }
 
     func respectsLimitBlocking(kind: StrategyKind, limit: Int) throws {
-        let strategy = kind.makeScheduler(concurrency: limit, transport: BlockingTransport(limits: FetchLimits()))
+        let strategy = kind.makeScheduler(concurrency: limit)
         defer { strategy.shutdown() }
         let ledger = JobLedger()
         for id in 0..<30 { strategy.submit(ledger.job(id)) }
@@ -60,7 +60,7 @@ struct StrategyTests {
     }
 
     func queuedCancelBlocking(kind: StrategyKind) throws {
-        let strategy = kind.makeScheduler(concurrency: 1, transport: BlockingTransport(limits: FetchLimits()))
+        let strategy = kind.makeScheduler(concurrency: 1)
         defer { strategy.shutdown() }
         let ledger = JobLedger()
         let release = DispatchSemaphore(value: 0)
@@ -79,7 +79,7 @@ struct StrategyTests {
 
     @Test("the main-thread control runs each job inside submit")
     func mainThreadRunsInline() {
-        let strategy = MainThreadStrategy(transport: BlockingTransport(limits: FetchLimits()))
+        let strategy = MainThreadStrategy()
         #expect(strategy.runsInline)
         let ledger = JobLedger()
         strategy.submit(ledger.job(7, hold: 0))

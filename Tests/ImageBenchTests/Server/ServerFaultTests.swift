@@ -87,7 +87,7 @@ struct ServerFaultTests {
             defer { server.shutdown() }
             let transport = BlockingTransport(limits: FetchLimits())
             func load(_ url: String, retries: Int) -> LoadCompletion? {
-                let pipeline = ImagePipeline(filter: .none, memoryCache: MemoryCache(costLimit: 1 << 24),
+                let pipeline = ImagePipeline(processor: ImageFilter.none, memoryCache: MemoryCache(costLimit: 1 << 24),
                                              retry: RetryPolicy(retries: retries, backoffMilliseconds: 1))
                 let token = LoadToken()
                 return pipeline.load(LoadRequest(url: url, expectedBytes: nil), id: 0, token: token,

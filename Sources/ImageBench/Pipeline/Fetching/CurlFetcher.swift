@@ -4,7 +4,10 @@ import CCurl
 /// subclass does with its session. Cancellation is checked in curl's write and progress
 /// callbacks, so an in-flight transfer stops within one callback (on a stalled connection up to a
 /// second, curl's progress interval; the multi transport wakes at once).
-public final class CurlFetcher: ImageFetching, @unchecked Sendable {
+///
+/// `@unchecked Sendable`: its one easy handle is not thread-safe, and a fetcher is used by one
+/// worker at a time (`BlockingTransport` checks it out of its pool for one fetch).
+public final class CurlFetcher: @unchecked Sendable {
     private let easy: CurlEasy
 
     public init(limits: FetchLimits = FetchLimits(), client: Int = 0) {

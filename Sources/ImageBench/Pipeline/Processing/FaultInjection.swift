@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Spec: comma-separated `latency=+20%` or `latency=+30ms` (the server's time to first byte, on
 /// top of the network profile), `decode=+3ms` and `filter=+2ms` (added to every image's stage, as
-/// a blocking wait on the worker, which is what slower code would cost it).
+/// a blocking wait on the worker, which is what slower code would cost it: `InjectedSlowdown`).
 public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
     public var latencyFactor = 1.0
     public var latencyMilliseconds = 0.0
@@ -54,10 +54,5 @@ public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
         shaped.latencyMilliseconds = profile.latencyMilliseconds * latencyFactor + latencyMilliseconds
         shaped.jitterMilliseconds = profile.jitterMilliseconds * latencyFactor
         return shaped
-    }
-
-    static func stall(_ milliseconds: Double) {
-        guard milliseconds > 0 else { return }
-        Thread.sleep(forTimeInterval: milliseconds / 1000)
     }
 }

@@ -48,9 +48,3 @@ public struct FetchLimits: Sendable, Equatable, Codable {
         self.stallMilliseconds = stallMilliseconds
     }
 }
-
-/// Fetches the bytes at a URL, blocking the calling worker until they arrive or the token is
-/// cancelled. A fetcher is used by one worker at a time.
-public protocol ImageFetching: AnyObject {
-    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult
-}

@@ -28,27 +28,54 @@ public struct RetryPolicy: Sendable, Equatable, Codable {
     public func backoff(after attempt: Int) -> UInt64 {
         UInt64(backoffMilliseconds) * 1_000_000 << UInt64(min(attempt - 1, 16))
     }
+}
 
-    /// Waits out the backoff on a worker thread; false if the load was cancelled meanwhile (it
-    /// then stops at once rather than after the wait).
-    func pause(after attempt: Int, token: LoadToken) -> Bool {
-        let end = MonotonicClock.now() + backoff(after: attempt)
+/// The fetch attempts of one load under a `RetryPolicy`: which attempt runs, whether its failure
+/// goes again, and the wait before it. The fetch itself is the caller's (a worker blocks, a task
+/// suspends), so only the pause has a blocking and an async form; the decisions exist once.
+struct FetchAttempts {
+    let policy: RetryPolicy
+    let token: LoadToken
+    /// The attempt running or last run, from 1: what the load reports as its attempts.
+    private(set) var number = 1
+
+    init(policy: RetryPolicy, token: LoadToken) {
+        self.policy = policy
+        self.token = token
+    }
+
+    /// Whether the attempt that ended in `fetched` goes again (after a `pause`).
+    func shouldRetry(after fetched: Result<FetchResult, FetchError>) -> Bool {
+        guard case .failure(let error) = fetched else { return false }
+        return policy.shouldRetry(error, attempt: number)
+    }
+
+    /// Waits out the backoff on a worker thread, then counts the next attempt. False if the load
+    /// was cancelled meanwhile: it then stops at once rather than after the wait, and the count
+    /// stays at the attempts really made.
+    mutating func pause() -> Bool {
+        let end = MonotonicClock.now() + policy.backoff(after: number)
         while !token.isCancelled {
             let now = MonotonicClock.now()
-            guard now < end else { return true }
+            guard now < end else { return next() }
             Thread.sleep(forTimeInterval: Double(min(end - now, 10_000_000)) / 1e9)
         }
         return false
     }
 
     /// The same from a task, suspending instead of blocking its thread.
-    func pauseAsync(after attempt: Int, token: LoadToken) async -> Bool {
-        let end = MonotonicClock.now() + backoff(after: attempt)
+    mutating func pauseAsync() async -> Bool {
+        let end = MonotonicClock.now() + policy.backoff(after: number)
         while !token.isCancelled {
             let now = MonotonicClock.now()
-            guard now < end else { return true }
+            guard now < end else { return next() }
             try? await Task.sleep(nanoseconds: min(end - now, 10_000_000))
         }
         return false
+    }
+
+    private mutating func next() -> Bool {
+        number += 1
+        return true
     }
 }

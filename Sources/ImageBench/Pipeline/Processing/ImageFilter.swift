@@ -1,6 +1,6 @@
 /// The "beautify" step the classic tutorials run after decoding. Each works in place on RGBA and
 /// leaves alpha alone.
-public enum ImageFilter: String, Sendable, Codable, CaseIterable {
+public enum ImageFilter: String, Sendable, Codable, CaseIterable, ImageProcessing {
     case none
     /// The classic sepia tone matrix (Microsoft's coefficients, as Core Image's CISepiaTone at 1.0).
     case sepia

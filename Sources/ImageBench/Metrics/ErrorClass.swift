@@ -1,0 +1,16 @@
+/// The classes failures are counted by in summary.csv (`errors_<class>`) and named by in
+/// requests.csv.
+public enum ErrorClass: String, Sendable, CaseIterable, Codable {
+    /// The server answered with a 4xx or 5xx status.
+    case httpStatus = "http_status"
+    /// No complete answer within `--timeout`, or the transfer stalled.
+    case timeout
+    /// Refused, reset, closed early, unresolvable, too many redirects.
+    case connection
+    /// A body beyond `--max-bytes` or a header promising more than `--max-pixels`.
+    case tooLarge = "too_large"
+    /// Bytes that are not a decodable image: truncated, corrupt, not an image at all.
+    case decode
+    /// A real image in a format or variant imgbench does not decode (GIF, WebP, 12-bit JPEG).
+    case unsupported
+}

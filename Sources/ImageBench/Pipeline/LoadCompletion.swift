@@ -1,0 +1,73 @@
+/// What went wrong with a load, as counted in reports.
+public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    case fetch(FetchError)
+    case decode(DecodeError)
+
+    public var errorClass: ErrorClass {
+        switch self {
+        case .fetch(.httpStatus): .httpStatus
+        case .fetch(.timeout): .timeout
+        case .fetch(.connection), .fetch(.cancelled): .connection
+        case .fetch(.tooLarge): .tooLarge
+        case .decode(.unsupported): .unsupported
+        case .decode(.tooLarge): .tooLarge
+        case .decode: .decode
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .fetch(let error): error.description
+        case .decode(let error): error.description
+        }
+    }
+}
+
+/// How a load ended.
+public enum LoadOutcome: Sendable {
+    case image(DecodedImage)
+    /// Cancelled while running; it stopped at the next check.
+    case cancelled
+    case failed(LoadFailure)
+}
+
+/// Where a load found its bytes.
+public enum LoadSource: String, Sendable {
+    case disk, network
+}
+
+/// A finished load on its way to the main loop.
+public struct LoadCompletion: Sendable {
+    public let loadID: Int
+    public let source: LoadSource
+    public let outcome: LoadOutcome
+    public var stages: StageTimes
+    /// Body bytes received from the network, complete or not (0 from disk).
+    public let bytesReceived: Int
+    /// Pixels in the source image when it was decoded (what decode cost scales with), else 0.
+    public let sourcePixels: Int
+    /// When the worker finished (monotonic ns).
+    public let finishedAt: UInt64
+    /// Fetch attempts made (1 without retries; 1 for a disk hit).
+    public var attempts = 1
+    /// The decoder's warnings: damage it worked around.
+    public var decodeWarnings = 0
+    /// The image's full body size, when known: the bytes received, or for a cancelled transfer
+    /// its Content-Length. How sizes a manifest or template does not give are learned.
+    public var bodySize: Int?
+}
+
+/// What one load needs to know about its image.
+public struct LoadRequest: Sendable {
+    public let url: String
+    /// The memory and disk cache key.
+    public let cacheKey: String
+    /// The body size if known in advance (the corpus), for savings accounting.
+    public let expectedBytes: Int?
+
+    public init(url: String, cacheKey: String? = nil, expectedBytes: Int?) {
+        self.url = url
+        self.cacheKey = cacheKey ?? url
+        self.expectedBytes = expectedBytes
+    }
+}

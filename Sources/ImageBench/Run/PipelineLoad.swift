@@ -1,0 +1,29 @@
+/// The pipeline's load of one image as a strategy's job: runs the load, posts the result to the
+/// main loop's inbox, then writes the bytes to the disk cache (off the user's critical path, as
+/// image libraries write on a background queue). It carries the transport the run's loads share,
+/// so the strategies that run it never see one.
+struct PipelineLoad: LoadWork {
+    let pipeline: ImagePipeline
+    let transport: any Transport
+    let request: LoadRequest
+    let id: Int
+    let token: LoadToken
+    let submittedAt: UInt64
+    let gauge: ConcurrencyGauge
+    let inbox: DeliveryInbox
+
+    func run() {
+        deliver(pipeline.load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
+    }
+
+    func runAsync() async {
+        deliver(await pipeline.loadAsync(request, id: id, token: token, submittedAt: submittedAt,
+                                         transport: transport, gauge: gauge))
+    }
+
+    private func deliver(_ output: ImagePipeline.Output?) {
+        guard let output else { return }
+        inbox.post(output.completion)
+        if let bytes = output.bytesToStore { pipeline.diskCache?.store(bytes, for: request.cacheKey) }
+    }
+}
