@@ -130,7 +130,9 @@ struct GateCommand: ParsableCommand {
     private func refreshBaseline(announce: @escaping @Sendable (String) -> Void) throws {
         let directory = URL(fileURLWithPath: baseline)
         let staging = ".imgbench-update"
-        let plan = try RecordedPlan.read(baseline)
+        let plan = try CommandFailure.catching("cannot update the baseline \(baseline)") {
+            try RecordedPlan.read(directory: baseline, legacy: RunCommand.legacyPlan)
+        }
         let fresh = try CommandFailure.catching("cannot update the baseline \(baseline)") { () throws -> ResultsDirectory in
             let runner = GateRunner(plan: plan, workspace: directory, announce: announce)
             let fresh = try runner.run(GateRunner.Side(), name: staging)

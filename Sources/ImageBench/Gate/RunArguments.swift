@@ -27,7 +27,9 @@ public struct RunArguments: Sendable, Equatable {
         words.append(s.coalesce ? "--coalesce" : "--no-coalesce")
         switch s.source {
         case .embedded:
-            words += ["--network", s.network.name]
+            // The default profile is left unsaid, so a side's `--source` (which refuses a
+            // `--network`) can replace the embedded server, as it could before plans existed.
+            if s.network != RunSettings().network { words += ["--network", s.network.name] }
             if !s.faults.isEmpty { words += ["--faults", s.faults.description] }
         case .template(let template): words += ["--source", template]
         case .manifest(let path, _): words += ["--source", path]
@@ -41,8 +43,11 @@ public struct RunArguments: Sendable, Equatable {
     }
 
     /// The whole child invocation: `run`, the plan, then `extra` (later flags win, so a side's
-    /// own `--inject` or `--source` changes only that side), quiet, into `directory`.
+    /// own `--inject` or `--source` changes only that side), then the plan's matrix again (the
+    /// repeats and cells the gate chose win over a side's), quiet, into `directory`.
     public static func invocation(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL) -> [String] {
-        ["run"] + RunArguments(plan).words + extra + ["--quiet", "--out", directory.path]
+        let matrix = ["--repeat", String(plan.repeats), "--strategies", plan.strategies.map(\.rawValue).joined(separator: ","),
+                      "--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")]
+        return ["run"] + RunArguments(plan).words + extra + matrix + ["--quiet", "--out", directory.path]
     }
 }

@@ -41,17 +41,13 @@ public struct Metric: Sendable, CustomStringConvertible {
     /// Nil where more is neither better nor worse (it names the run, or describes the workload).
     public let better: MetricDirection?
     public let combination: MetricCombination
-    /// Summarised over repeats (median and 95% interval) in summary-aggregate.csv and summary.json.
-    public let aggregated: Bool
     let field: Field
 
-    init(_ name: String, _ unit: String, _ better: MetricDirection?, _ combination: MetricCombination,
-         aggregated: Bool = false, _ field: Field) {
+    init(_ name: String, _ unit: String, _ better: MetricDirection?, _ combination: MetricCombination, _ field: Field) {
         self.name = name
         self.unit = unit
         self.better = better
         self.combination = combination
-        self.aggregated = aggregated
         self.field = field
     }
 

@@ -1,7 +1,7 @@
 /// Every metric of a run, in summary.csv's column order. summary.csv, clients.csv and summary.json,
 /// the combination of users and shards, the statistics over repeats, the gate's thresholds,
 /// `compare` and the report tables all come from this list: adding a metric is adding an entry
-/// here (and recording it in `RunTally`).
+/// here (and recording it in `RunTally`; and in `aggregated` if it is a headline metric).
 extension Metric {
     public static let strategy = Metric("strategy", "name", nil, .same, .text(\.strategy))
     public static let concurrency = Metric("concurrency", "loads", nil, .same, .integer(\.concurrency))
@@ -13,18 +13,14 @@ extension Metric {
     public static let requests = Metric("requests", "requests", nil, .sum, .integer(\.requests))
     public static let memoryHits = Metric("memory_hits", "requests", nil, .sum, .integer(\.memoryHits))
     public static let diskHits = Metric("disk_hits", "requests", nil, .sum, .integer(\.diskHits))
-    public static let networkFetches = Metric("network_fetches", "requests", .lowerIsBetter, .sum, aggregated: true,
-                                              .integer(\.networkFetches))
+    public static let networkFetches = Metric("network_fetches", "requests", .lowerIsBetter, .sum, .integer(\.networkFetches))
     public static let merged = Metric("merged", "requests", nil, .sum, .integer(\.merged))
-    public static let memoryHitRate = Metric("memory_hit_rate", "ratio", .higherIsBetter, .recomputed, aggregated: true,
-                                             .derived { $0.memoryHitRate })
-    public static let diskHitRate = Metric("disk_hit_rate", "ratio", .higherIsBetter, .recomputed, aggregated: true,
-                                           .derived { $0.diskHitRate })
+    public static let memoryHitRate = Metric("memory_hit_rate", "ratio", .higherIsBetter, .recomputed, .derived { $0.memoryHitRate })
+    public static let diskHitRate = Metric("disk_hit_rate", "ratio", .higherIsBetter, .recomputed, .derived { $0.diskHitRate })
     public static let cancelledQueued = Metric("cancelled_queued", "loads", nil, .sum, .integer(\.cancelledQueued))
     public static let cancelledInflight = Metric("cancelled_inflight", "loads", nil, .sum, .integer(\.cancelledInflight))
-    public static let bytesDownloaded = Metric("bytes_downloaded", "bytes", .lowerIsBetter, .sum, aggregated: true,
-                                               .integer(\.bytesDownloaded))
-    public static let bytesSaved = Metric("bytes_saved", "bytes", .higherIsBetter, .sum, aggregated: true, .integer(\.bytesSaved))
+    public static let bytesDownloaded = Metric("bytes_downloaded", "bytes", .lowerIsBetter, .sum, .integer(\.bytesDownloaded))
+    public static let bytesSaved = Metric("bytes_saved", "bytes", .higherIsBetter, .sum, .integer(\.bytesSaved))
     public static let bytesWasted = Metric("bytes_wasted", "bytes", .lowerIsBetter, .sum, .integer(\.bytesWasted))
     public static let decodeMsSaved = Metric("decode_ms_saved", "ms", .higherIsBetter, .sum, .real(\.decodeMsSaved))
     public static let wastedCompletions = Metric("wasted_completions", "loads", .lowerIsBetter, .sum, .integer(\.wastedCompletions))
@@ -42,37 +38,32 @@ extension Metric {
     public static let httpRequests = Metric("http_requests", "requests", nil, .sum, .integer(\.httpRequests))
     public static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
     public static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
-    public static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, aggregated: true,
-                                              .integer(\.neverDisplayed))
+    public static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
     public static let latencyP50 = latency("latency_p50_ms", \.latencyP50Ms)
     public static let latencyP90 = latency("latency_p90_ms", \.latencyP90Ms)
     public static let latencyP95 = latency("latency_p95_ms", \.latencyP95Ms)
     public static let latencyP99 = latency("latency_p99_ms", \.latencyP99Ms)
     public static let latencyMax = latency("latency_max_ms", \.latencyMaxMs)
-    public static let placeholderRatio = Metric("placeholder_ratio", "ratio", .lowerIsBetter, .requestWeightedMean, aggregated: true,
-                                                .real(\.placeholderRatio))
-    public static let hitchMsPerS = Metric("hitch_ms_per_s", "ms/s", .lowerIsBetter, .mean, aggregated: true, .real(\.hitchMsPerS))
-    public static let mainBusyMsPerS = Metric("main_busy_ms_per_s", "ms/s", .lowerIsBetter, .mean, aggregated: true,
-                                              .real(\.mainBusyMsPerS))
-    public static let droppedFrames = Metric("dropped_frames", "frames", .lowerIsBetter, .sum, aggregated: true,
-                                             .integer(\.droppedFrames))
+    public static let placeholderRatio = Metric("placeholder_ratio", "ratio", .lowerIsBetter, .requestWeightedMean, .real(\.placeholderRatio))
+    public static let hitchMsPerS = Metric("hitch_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.hitchMsPerS))
+    public static let mainBusyMsPerS = Metric("main_busy_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.mainBusyMsPerS))
+    public static let droppedFrames = Metric("dropped_frames", "frames", .lowerIsBetter, .sum, .integer(\.droppedFrames))
     /// Summed over users: the loads running at once across all of them (the peak is an upper bound).
-    public static let achievedConcurrencyMean = Metric("achieved_concurrency_mean", "loads", .higherIsBetter, .sum, aggregated: true,
-                                                       .real(\.achievedConcurrencyMean))
+    public static let achievedConcurrencyMean = Metric("achieved_concurrency_mean", "loads", .higherIsBetter, .sum, .real(\.achievedConcurrencyMean))
     public static let achievedConcurrencyPeak = Metric("achieved_concurrency_peak", "loads", nil, .sum,
                                                        .integer(\.achievedConcurrencyPeak))
     public static let imagesDecoded = Metric("images_decoded", "images", nil, .sum, .integer(\.imagesDecoded))
-    public static let imagesPerS = Metric("images_per_s", "images/s", .higherIsBetter, .sum, aggregated: true, .real(\.imagesPerS))
+    public static let imagesPerS = Metric("images_per_s", "images/s", .higherIsBetter, .sum, .real(\.imagesPerS))
     public static let bytesPerS = Metric("bytes_per_s", "bytes/s", .higherIsBetter, .sum, .real(\.bytesPerS))
     /// CPU and memory are measured per process: users in one process share them.
-    public static let cpuUserS = Metric("cpu_user_s", "s", .lowerIsBetter, .largest, aggregated: true, .real(\.cpuUserS))
-    public static let cpuSysS = Metric("cpu_sys_s", "s", .lowerIsBetter, .largest, aggregated: true, .real(\.cpuSysS))
-    public static let peakRssMb = Metric("peak_rss_mb", "MB", .lowerIsBetter, .largest, aggregated: true, .real(\.peakRssMb))
-    public static let durationS = Metric("duration_s", "s", .lowerIsBetter, .largest, aggregated: true, .real(\.durationS))
+    public static let cpuUserS = Metric("cpu_user_s", "s", .lowerIsBetter, .largest, .real(\.cpuUserS))
+    public static let cpuSysS = Metric("cpu_sys_s", "s", .lowerIsBetter, .largest, .real(\.cpuSysS))
+    public static let peakRssMb = Metric("peak_rss_mb", "MB", .lowerIsBetter, .largest, .real(\.peakRssMb))
+    public static let durationS = Metric("duration_s", "s", .lowerIsBetter, .largest, .real(\.durationS))
     public static let partial = Metric("partial", "flag", nil, .largest, .flag(\.partial))
 
     private static func latency(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable) -> Metric {
-        Metric(name, "ms", .lowerIsBetter, .recomputed, aggregated: true, .real(path))
+        Metric(name, "ms", .lowerIsBetter, .recomputed, .real(path))
     }
 
     /// Every metric, in column order.
@@ -88,6 +79,11 @@ extension Metric {
         imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial,
     ]
 
-    /// The metrics summarised over repeats.
-    public static var aggregated: [Metric] { catalog.filter(\.aggregated) }
+    /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and
+    /// summary.json, in their column order there: the ones people compare and gate on.
+    public static let aggregated: [Metric] = [
+        latencyP50, latencyP90, latencyP95, latencyP99, latencyMax, memoryHitRate, diskHitRate, networkFetches,
+        bytesDownloaded, bytesSaved, neverDisplayed, placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames,
+        achievedConcurrencyMean, imagesPerS, cpuUserS, cpuSysS, peakRssMb, durationS,
+    ]
 }

@@ -64,12 +64,16 @@ public struct RunOptions: Sendable {
         }
         settings.diskRead = try Self.parse(diskRead, flag: "--disk-read")
         settings.diskCacheDirectory = diskCache
-        settings.diskCacheBytes = diskCacheMB * 1_048_576
+        settings.diskCacheBytes = try Self.scaled(diskCacheMB, by: 1_048_576, flag: "--disk-cache-mb")
         settings.prefetch = prefetch
-        settings.memoryCacheBytes = memoryCacheMB * 1_048_576
-        guard timeoutSeconds > 0, timeoutSeconds.isFinite else { throw PlanError("--timeout must be positive (got \(timeoutSeconds))") }
-        settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeoutSeconds * 1000), maxBytes: maxBytes,
-                                           stallMilliseconds: stallTimeoutSeconds * 1000)
+        settings.memoryCacheBytes = try Self.scaled(memoryCacheMB, by: 1_048_576, flag: "--memory-cache-mb")
+        // Rounded, not truncated: 1.001 s is 1001 ms however the double falls.
+        let timeout = (timeoutSeconds * 1000).rounded()
+        guard timeout >= 1, timeout <= 86_400_000 else {
+            throw PlanError("--timeout must be between 0.001 and 86400 seconds (got \(timeoutSeconds))")
+        }
+        settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeout), maxBytes: maxBytes,
+                                           stallMilliseconds: try Self.scaled(stallTimeoutSeconds, by: 1000, flag: "--stall-timeout"))
         settings.retry = RetryPolicy(retries: retries)
         if let faults {
             settings.faults = try Self.parsing { () throws(ServerFaults.ParseError) in try ServerFaults(parsing: faults) }
@@ -91,6 +95,13 @@ public struct RunOptions: Sendable {
         let plan = BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: repeats, warmups: warmup)
         try plan.validate()
         return plan
+    }
+
+    /// `value × factor`, or an error naming the flag where that does not fit in an Int.
+    private static func scaled(_ value: Int, by factor: Int, flag: String) throws(PlanError) -> Int {
+        let (product, overflow) = value.multipliedReportingOverflow(by: factor)
+        guard !overflow else { throw PlanError("\(flag): \(value) is out of range") }
+        return product
     }
 
     private static func list(_ text: String, flag: String) throws(PlanError) -> [String] {

@@ -38,10 +38,12 @@ struct RunTally {
     }
 
     /// What a report of a known load tells about its image: its size, whether it arrived, and
-    /// for a transfer cancelled part-way, the bytes that came for nothing.
-    mutating func settle(_ completion: LoadCompletion, imageID: Int, cancelled: Bool) {
+    /// for a transfer cancelled part-way, the bytes that came for nothing. During the run an
+    /// image a cancelled load still produced does not count as loaded (it is loaded again if a
+    /// row asks); at the end (`finalReport`) every image that arrived does.
+    mutating func settle(_ completion: LoadCompletion, imageID: Int, cancelled: Bool, finalReport: Bool = false) {
         if let size = completion.bodySize { learnedBytes[imageID] = size }
-        if case .image = completion.outcome { completedImages.insert(imageID) }
+        if case .image = completion.outcome, finalReport || !cancelled { completedImages.insert(imageID) }
         if cancelled {
             partialBytes[imageID, default: 0] += completion.bytesReceived
             bytesWasted += completion.bytesReceived

@@ -62,7 +62,7 @@ extension ScrollRun {
         for completion in inbox.takeAll() {
             tally.account(completion)
             guard let load = registry[completion.loadID] else { continue }
-            tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled)
+            tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled, finalReport: true)
         }
         registry.removeAll()
     }

@@ -39,6 +39,17 @@ struct MetricCatalogTests {
         #expect(header.joined(separator: ",") == Self.headerBeforeCatalog)
     }
 
+    @Test("summary-aggregate.csv keeps its columns and their order")
+    func aggregateHeader() throws {
+        let csv = try SummaryAggregateCSV().render(ReportTests.benchmark([ReportTests.result(Self.distinctSummary())]))
+        let header = try #require(CSVTable.parse(csv).first)
+        let before = ["latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
+                      "memory_hit_rate", "disk_hit_rate", "network_fetches", "bytes_downloaded", "bytes_saved", "never_displayed",
+                      "placeholder_ratio", "hitch_ms_per_s", "main_busy_ms_per_s", "dropped_frames", "achieved_concurrency_mean",
+                      "images_per_s", "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s"]
+        #expect(header == ["strategy", "concurrency", "runs"] + before.flatMap { ["\($0)_median", "\($0)_ci_low", "\($0)_ci_high"] })
+    }
+
     @Test("every measuring metric is a gate threshold with the catalog's direction, and is in compare's output")
     func gateAndCompareKnowEveryMetric() throws {
         let base = try Fixtures.temporaryDirectory("catalog-base"), new = try Fixtures.temporaryDirectory("catalog-new")

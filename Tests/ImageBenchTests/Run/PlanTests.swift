@@ -79,6 +79,39 @@ struct PlanTests {
         }
     }
 
+    @Test("a gate side's extra arguments come after the plan but before the matrix the gate chose")
+    func invocationOrder() throws {
+        var plan = try RunOptions().plan()
+        plan.repeats = 5
+        let words = RunArguments.invocation(plan, extra: ["--repeat", "1", "--source", "http://127.0.0.1:9/{id}.jpg"],
+                                            into: URL(fileURLWithPath: "/tmp/out"))
+        // The default network is left unsaid, so the side's --source is not refused.
+        #expect(!words.contains("--network"))
+        let lastRepeat = try #require(words.lastIndex(of: "--repeat"))
+        #expect(words[lastRepeat + 1] == "5" && lastRepeat > words.firstIndex(of: "--source")!)
+        var shaped = plan
+        shaped.settings.network = try NetworkProfile(parsing: "lte")
+        #expect(RunArguments(shaped).words.contains("lte"))
+    }
+
+    @Test("numbers survive the trip: sub-second timeouts, the largest seed, huge sizes refused by name")
+    func numbersRoundTrip() throws {
+        var options = RunOptions()
+        options.timeoutSeconds = 1.001
+        options.seed = .max
+        let plan = try options.plan()
+        #expect(plan.settings.fetchLimits.timeoutMilliseconds == 1_001)
+        #expect(RunArguments(plan).words.contains("1.001"))
+        let directory = try Fixtures.temporaryDirectory("seed")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let results = BenchmarkResults(plan: plan, results: [], corpusImages: 0, corpusBytes: 0, serverURL: "", traceSeconds: 0,
+                                       startedAt: Date(), environment: RunEnvironment.capture())
+        try SummaryJSON().write(results, to: directory)
+        #expect(try RecordedPlan.read(directory: directory.path) == plan)
+        options.memoryCacheMB = -9_999_999_999_999
+        #expect(throws: PlanError("--memory-cache-mb: -9999999999999 is out of range")) { try options.plan() }
+    }
+
     @Test("differences name the fields that changed")
     func differences() throws {
         let plan = try Self.unusualPlan()
