@@ -124,7 +124,7 @@ struct RunCommand: ParsableCommand {
         let results = try CommandFailure.catching("the run could not be done") {
             try Benchmark.run(plan, observer: TerminalProgress(quiet: quiet), stop: stop)
         }
-        try Reports.write(results, to: directory)
+        try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
         print(ComparisonTable(results.results).text(bold: isatty(STDOUT_FILENO) == 1))
         print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
