@@ -13,6 +13,14 @@ struct CommandFailure: Error {
         self.status = status
     }
 
+    /// An error in words: a failure's own message; Foundation's file errors as their localized
+    /// text; imgbench's own errors describe themselves.
+    static func reason(_ error: any Error) -> String {
+        if let failure = error as? CommandFailure { return failure.message }
+        if let validation = error as? ValidationError { return validation.message }
+        return error is CocoaError ? error.localizedDescription : "\(error)"
+    }
+
     /// `body`'s result, or its error as a failure whose line is `context: error` (the error alone
     /// when there is no context).
     static func catching<T>(_ context: String? = nil, _ body: () throws -> T) throws -> T {
@@ -21,9 +29,7 @@ struct CommandFailure: Error {
         } catch let failure as CommandFailure {
             throw failure
         } catch {
-            // Foundation's file errors read best as their localized text; imgbench's own describe themselves.
-            let readable = error is CocoaError ? error.localizedDescription : "\(error)"
-            throw CommandFailure(context.map { "\($0): \(readable)" } ?? readable)
+            throw CommandFailure(context.map { "\($0): \(reason(error))" } ?? reason(error))
         }
     }
 }
@@ -31,6 +37,6 @@ struct CommandFailure: Error {
 extension RecordedPlan {
     /// A results directory's plan, reading directories of imgbench 0.1 through its recorded arguments.
     static func read(_ directory: String) throws -> BenchmarkPlan {
-        try CommandFailure.catching { try read(directory: directory, legacy: RunCommand.legacyPlan) }
+        try CommandFailure.catching { try read(directory: directory, legacy: RunCommand.plan(arguments:)) }
     }
 }

@@ -14,6 +14,9 @@ struct CompareCommand: ParsableCommand {
     @Argument(help: "The results directory to compare.")
     var new: String
 
+    @Flag(name: .customLong("allow-config-change"), help: "Compare even when the two ran different configurations.")
+    var allowConfigChange = false
+
     @Option(help: "Also write the comparison as a self-contained HTML page to this file.")
     var html: String?
 
@@ -26,10 +29,18 @@ struct CompareCommand: ParsableCommand {
             throw ValidationError(error.description)  // a directory that is none is a usage error (64)
         }
         let comparison = ResultsComparison(base: baseResults, new: newResults)
-        // Directories of imgbench 0.1 record no plan: then the differences cannot be listed.
+        // Like with like: the same settings (cells are matched one by one), unless told otherwise.
         if let basePlan = try? RecordedPlan.read(base), let newPlan = try? RecordedPlan.read(new) {
-            let differences = basePlan.differences(from: newPlan)
-            if !differences.isEmpty { print("configurations differ: " + differences.joined(separator: "; ")) }
+            let differences = basePlan.configurationDifferences(from: newPlan).joined(separator: "; ")
+            if !differences.isEmpty {
+                guard allowConfigChange else {
+                    throw CommandFailure("the two directories ran different configurations: \(differences) "
+                                         + "(pass --allow-config-change to compare anyway)")
+                }
+                print("configurations differ (allowed): \(differences)")
+            }
+        } else {
+            print("configurations not checked: a directory records no plan")
         }
         print(comparison.text, terminator: "")
         if let html {

@@ -62,6 +62,10 @@ struct GateCommand: ParsableCommand {
     @Option(help: "Significance level of the Mann-Whitney test.")
     var alpha = 0.05
 
+    @Flag(name: .customLong("allow-config-change"),
+          help: "Compare even when the two sides ran different configurations (the differences are printed).")
+    var allowConfigChange = false
+
     @Option(help: "Where to write gate.md, gate.json and fresh runs (default: --current, else imgbench-results/gate-<timestamp>).")
     var out: String?
 
@@ -93,6 +97,7 @@ struct GateCommand: ParsableCommand {
         let rules = try parsedThresholds()
         let (a, b) = try sides()
         let workspace = URL(fileURLWithPath: out ?? current ?? "imgbench-results/gate-\(Timestamp.now())")
+        try checkLikeWithLike(a: a, b: b)
         let evaluation = try CommandFailure.catching { () throws -> GateEvaluation in
             if let current {
                 return GateEvaluation(baseline: try ResultsDirectory(path: baseline),
@@ -131,7 +136,7 @@ struct GateCommand: ParsableCommand {
         let directory = URL(fileURLWithPath: baseline)
         let staging = ".imgbench-update"
         let plan = try CommandFailure.catching("cannot update the baseline \(baseline)") {
-            try RecordedPlan.read(directory: baseline, legacy: RunCommand.legacyPlan)
+            try RecordedPlan.read(directory: baseline, legacy: RunCommand.plan(arguments:))
         }
         let fresh = try CommandFailure.catching("cannot update the baseline \(baseline)") { () throws -> ResultsDirectory in
             let runner = GateRunner(plan: plan, workspace: directory, announce: announce)
@@ -145,6 +150,35 @@ struct GateCommand: ParsableCommand {
             return fresh
         }
         print("Baseline updated: \(baseline) (\(fresh.runs.count) runs of imgbench run \(RunArguments(plan).words.joined(separator: " ")))")
+    }
+
+    /// Baseline and candidate must have run the same configuration (but for the matrix and an
+    /// injected slowdown): else exit 2 naming the differences, unless --allow-config-change.
+    /// The candidate's plan is the recorded one (--current), or what the side's extra arguments
+    /// make of the baseline's; in A/B mode both sides are compared with each other.
+    private func checkLikeWithLike(a: GateRunner.Side, b: GateRunner.Side) throws {
+        let differences: [String]
+        do {
+            let base = try RecordedPlan.read(baseline)
+            let side = { (side: GateRunner.Side) in try RunCommand.plan(arguments: RunArguments(base).words + side.extraArguments) }
+            if let current {
+                differences = base.configurationDifferences(from: try RecordedPlan.read(current))
+            } else {
+                differences = try (ab ? side(a) : base).configurationDifferences(from: try side(b))
+            }
+        } catch {
+            guard allowConfigChange else {
+                throw CommandFailure("cannot check that both sides ran the same configuration (\(CommandFailure.reason(error))); "
+                                     + "pass --allow-config-change to compare anyway")
+            }
+            return print("imgbench gate: configurations not checked: \(CommandFailure.reason(error))")
+        }
+        guard !differences.isEmpty else { return }
+        let list = differences.joined(separator: "; ")
+        guard allowConfigChange else {
+            throw CommandFailure("the two sides ran different configurations: \(list) (pass --allow-config-change to compare anyway)")
+        }
+        print("Configurations differ (allowed): \(list)")
     }
 
     /// Side A (the baseline's, in A/B mode) and side B (the candidate: the fresh run or side B).

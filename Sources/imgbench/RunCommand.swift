@@ -125,6 +125,7 @@ struct RunCommand: ParsableCommand {
             try Benchmark.run(plan, observer: TerminalProgress(quiet: quiet), stop: stop)
         }
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
+        if !results.results.isEmpty { print(Verdict(results).lines.joined(separator: "\n") + "\n") }
         print(ComparisonTable(results.results).text(bold: isatty(STDOUT_FILENO) == 1))
         print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
@@ -178,9 +179,9 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    /// The plan a results directory written by imgbench 0.1 describes: its recorded `imgbench run`
-    /// arguments, parsed as this command parses them.
-    static func legacyPlan(_ arguments: [String]) throws -> BenchmarkPlan {
+    /// The plan `imgbench run ARGUMENTS` would run: how a directory written by imgbench 0.1 (its
+    /// recorded arguments) is read, and what a gate side's extra arguments make of a plan.
+    static func plan(arguments: [String]) throws -> BenchmarkPlan {
         try parse(arguments).plan()
     }
 }

@@ -39,16 +39,26 @@ extension Metric {
     public static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
     public static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
     public static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
-    public static let latencyP50 = latency("latency_p50_ms", \.latencyP50Ms)
-    public static let latencyP90 = latency("latency_p90_ms", \.latencyP90Ms)
-    public static let latencyP95 = latency("latency_p95_ms", \.latencyP95Ms)
-    public static let latencyP99 = latency("latency_p99_ms", \.latencyP99Ms)
-    public static let latencyMax = latency("latency_max_ms", \.latencyMaxMs)
+    public static let latencyP50 = distribution("latency_p50_ms", \.latencyP50Ms)
+    public static let latencyP90 = distribution("latency_p90_ms", \.latencyP90Ms)
+    public static let latencyP95 = distribution("latency_p95_ms", \.latencyP95Ms)
+    public static let latencyP99 = distribution("latency_p99_ms", \.latencyP99Ms)
+    public static let latencyMax = distribution("latency_max_ms", \.latencyMaxMs)
+    public static let placeholderP50 = distribution("placeholder_p50_ms", \.placeholderP50Ms)
+    public static let placeholderP95 = distribution("placeholder_p95_ms", \.placeholderP95Ms)
+    public static let placeholderP99 = distribution("placeholder_p99_ms", \.placeholderP99Ms)
+    public static let placeholderMean = distribution("placeholder_mean_ms", \.placeholderMeanMs)
+    public static let placeholderCount = Metric("placeholder_n", "requests", nil, .sum, .integer(\.placeholderCount))
+    public static let readyP50 = distribution("ready_p50_ms", \.readyP50Ms)
+    public static let readyP95 = distribution("ready_p95_ms", \.readyP95Ms)
+    public static let readyP99 = distribution("ready_p99_ms", \.readyP99Ms)
     public static let placeholderRatio = Metric("placeholder_ratio", "ratio", .lowerIsBetter, .requestWeightedMean, .real(\.placeholderRatio))
     public static let hitchMsPerS = Metric("hitch_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.hitchMsPerS))
     public static let mainBusyMsPerS = Metric("main_busy_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.mainBusyMsPerS))
     public static let droppedFrames = Metric("dropped_frames", "frames", .lowerIsBetter, .sum, .integer(\.droppedFrames))
     /// Summed over users: the loads running at once across all of them (the peak is an upper bound).
+    public static let hostLateFrames = Metric("host_late_frames", "frames", .lowerIsBetter, .sum, .integer(\.hostLateFrames))
+    public static let hostOverloaded = Metric("host_overloaded", "flag", nil, .largest, .flag(\.hostOverloaded))
     public static let achievedConcurrencyMean = Metric("achieved_concurrency_mean", "loads", .higherIsBetter, .sum, .real(\.achievedConcurrencyMean))
     public static let achievedConcurrencyPeak = Metric("achieved_concurrency_peak", "loads", nil, .sum,
                                                        .integer(\.achievedConcurrencyPeak))
@@ -62,9 +72,11 @@ extension Metric {
     public static let durationS = Metric("duration_s", "s", .lowerIsBetter, .largest, .real(\.durationS))
     public static let partial = Metric("partial", "flag", nil, .largest, .flag(\.partial))
 
-    private static func latency(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable) -> Metric {
+    /// A percentile or mean from a histogram merged across users and shards.
+    private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable) -> Metric {
         Metric(name, "ms", .lowerIsBetter, .recomputed, .real(path))
     }
+
 
     /// Every metric, in column order.
     public static let catalog: [Metric] = [
@@ -74,8 +86,9 @@ extension Metric {
         prefetchLoads, prefetchCancelled, memoryEvictions, diskWrites, diskDiscarded, errors,
     ] + ErrorClass.allCases.map(errors(of:)) + [
         retries, httpRequests, decodeWarnings, displayed, neverDisplayed,
-        latencyP50, latencyP90, latencyP95, latencyP99, latencyMax, placeholderRatio,
-        hitchMsPerS, mainBusyMsPerS, droppedFrames, achievedConcurrencyMean, achievedConcurrencyPeak,
+        latencyP50, latencyP90, latencyP95, latencyP99, latencyMax,
+        placeholderP50, placeholderP95, placeholderP99, placeholderMean, placeholderCount, readyP50, readyP95, readyP99,
+        placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames, hostLateFrames, hostOverloaded, achievedConcurrencyMean, achievedConcurrencyPeak,
         imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial,
     ]
 
@@ -85,5 +98,6 @@ extension Metric {
         latencyP50, latencyP90, latencyP95, latencyP99, latencyMax, memoryHitRate, diskHitRate, networkFetches,
         bytesDownloaded, bytesSaved, neverDisplayed, placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames,
         achievedConcurrencyMean, imagesPerS, cpuUserS, cpuSysS, peakRssMb, durationS,
+        placeholderP50, placeholderP95, placeholderMean, readyP50, readyP95,
     ]
 }

@@ -39,6 +39,15 @@ public struct RequestRecord: Sendable, Codable {
     public var displayFrame: Int?
     /// Display latency in nanoseconds (frame times), if displayed.
     public var latency: UInt64?
+    /// The frame the row left the screen in, if it did.
+    public var leftFrame: Int?
+    /// Placeholder time in nanoseconds (frame times): from the frame the row appeared to the one
+    /// its image was shown in, or it left the screen in, or the run ended in. Set at the end of
+    /// the run; every request has one (memory hits 0).
+    public var placeholder: UInt64?
+    /// Ready latency in nanoseconds, unquantised: from cellForRow to the image reaching the main
+    /// loop (posted by its worker), for displayed requests (memory hits 0).
+    public var ready: UInt64?
     /// The size of the bitmap displayed, if displayed.
     public var displayedSize: PixelSize?
     /// For the request that started a network load: the load's stages, bytes and cancellation.
@@ -74,6 +83,9 @@ extension RequestRecord {
         self.outcome = outcome
         displayFrame = row["display_frame"].flatMap(Int.init)
         latency = row["latency_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
+        leftFrame = row["left_frame"].flatMap(Int.init)
+        placeholder = row["placeholder_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
+        ready = row["ready_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
         if let width = row["image_width"].flatMap(Int.init), let height = row["image_height"].flatMap(Int.init) {
             displayedSize = PixelSize(width: width, height: height)
         }

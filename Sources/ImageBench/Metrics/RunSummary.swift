@@ -61,6 +61,22 @@ public struct RunSummary: Sendable, Equatable {
     public var cpuSysS = 0.0
     public var peakRssMb = 0.0
     public var durationS = 0.0
+    /// Placeholder time over every request (see `RequestRecord.placeholder`): no survivorship.
+    public var placeholderP50Ms = 0.0
+    public var placeholderP95Ms = 0.0
+    public var placeholderP99Ms = 0.0
+    public var placeholderMeanMs = 0.0
+    /// The requests placeholder time covers (its n).
+    public var placeholderCount = 0
+    /// Ready latency over the displayed requests (n: `displayed`), unquantised.
+    public var readyP50Ms = 0.0
+    public var readyP95Ms = 0.0
+    public var readyP99Ms = 0.0
+    /// Frames for which the main loop woke late (the host's fault, not the app's).
+    public var hostLateFrames = 0
+    /// The loop woke late on more than a small share of frames: the machine, not the app, set
+    /// the frame times, and the run is not ranked or gated.
+    public var hostOverloaded = false
     /// The run was stopped early (Ctrl-C): its numbers cover only the part it ran.
     public var partial = false
 

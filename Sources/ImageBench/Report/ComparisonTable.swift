@@ -24,11 +24,21 @@ public struct ComparisonTable: Sendable {
     }
 
     static let columns: [Column] = [
-        Column("strategy") { $0.strategy }, Column("limit", .concurrency), Column("#", .repetition),
-        Column("requests", .requests), Column("mem hit", .memoryHitRate, Format.percent), Column("network", .networkFetches),
+        Column("strategy") { summary in
+            switch CellValidity(summary) {
+            case .valid: summary.strategy
+            case .control: summary.strategy + " (control)"
+            case .invalid: summary.strategy + " (not ranked)"
+            }
+        }, Column("limit", .concurrency), Column("#", .repetition),
+        // Placeholder time covers every request (n = requests); display latency the shown ones (n = shown).
+        Column("requests", .requests), Column("ph mean ms", .placeholderMean, Format.tenths), Column("ph p95 ms", .placeholderP95),
+        Column("mem hit", .memoryHitRate, Format.percent), Column("network", .networkFetches, rank: false),
         Column("merged", .merged), Column("cancel q/in") { "\($0.cancelledQueued)/\($0.cancelledInflight)" },
-        Column("MB down", .bytesDownloaded, Format.megabytes), Column("MB saved", .bytesSaved, rank: false, Format.megabytes),
-        Column("p50 ms", .latencyP50), Column("p95 ms", .latencyP95), Column("p99 ms", .latencyP99),
+        // Costs are not "less is best" (doing less is not winning): the verdict weighs them per image.
+        Column("MB down", .bytesDownloaded, rank: false, Format.megabytes), Column("MB saved", .bytesSaved, rank: false, Format.megabytes),
+        Column("shown", .displayed, rank: false), Column("p50 ms", .latencyP50), Column("p95 ms", .latencyP95),
+        Column("p99 ms", .latencyP99),
         Column("never shown", .neverDisplayed), Column("placeholder", .placeholderRatio, Format.percent),
         Column("hitch ms/s", .hitchMsPerS, Format.tenths),
         Column("conc mean/peak") { "\(Format.tenths($0.achievedConcurrencyMean))/\($0.achievedConcurrencyPeak)" },
@@ -45,14 +55,16 @@ public struct ComparisonTable: Sendable {
         header = Self.columns.map(\.title)
         rows = summaries.map { summary in Self.columns.map { $0.format(summary) } }
         var best = Array(repeating: Set<Int>(), count: summaries.count)
-        if summaries.count > 1 {
+        // Only valid runs compete: not the control, not failed, stopped or overloaded runs.
+        let ranked = summaries.indices.filter { CellValidity(summaries[$0]).isValid }
+        if ranked.count > 1 {
             for (index, column) in Self.columns.enumerated() {
                 guard let metric = column.ranked else { continue }
-                let values = summaries.map { metric.number(of: $0) ?? 0 }
+                let values = ranked.map { metric.number(of: summaries[$0]) ?? 0 }
                 let target = metric.better == .lowerIsBetter ? values.min()! : values.max()!
                 // A column where every row is equal has no winner worth marking.
                 guard values.contains(where: { $0 != target }) else { continue }
-                for (row, value) in values.enumerated() where value == target { best[row].insert(index) }
+                for (position, value) in values.enumerated() where value == target { best[ranked[position]].insert(index) }
             }
         }
         self.best = best

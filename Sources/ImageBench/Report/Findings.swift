@@ -4,7 +4,9 @@ import Foundation
 /// repeats): what a reader would otherwise work out from the table. report.md opens with them.
 public enum Findings {
     public static func sentences(_ results: [RunResult]) -> [String] {
-        let cells = CellAggregate.of(results)
+        // Only valid cells are compared: the control, failed, stopped and overloaded runs are not.
+        let all = CellAggregate.of(results)
+        let cells = CellAggregate.of(results.filter { CellValidity($0.summary).isValid })
         var sentences: [String] = []
         let limits = Array(Set(cells.map(\.concurrency))).sorted()
         for limit in limits {
@@ -21,7 +23,7 @@ public enum Findings {
             sentences.append("\(strategy): p95 display latency went from \(Format.milliseconds(from)) at a limit of \(first.concurrency) "
                              + "to \(Format.milliseconds(to)) at \(last.concurrency)\(change(from: from, to: to)).")
         }
-        for cell in cells where (cell.median(.hitchMsPerS) ?? 0) >= 50 {
+        for cell in all where (cell.median(.hitchMsPerS) ?? 0) >= 50 {
             sentences.append("\(cell.strategy) at \(cell.concurrency) hitched \(String(format: "%.0f", cell.median(.hitchMsPerS)!)) ms per "
                              + "second of scrolling, above the 50 ms/s Apple calls critical.")
         }
@@ -34,20 +36,21 @@ public enum Findings {
             let x = a.median(metric) ?? 0, y = b.median(metric) ?? 0
             return lowerIsBetter ? x < y : x > y
         }
-        let best = ordered.first!, worst = ordered.last!
-        let bestValue = best.median(metric) ?? 0, worstValue = worst.median(metric) ?? 0
+        // Against the runner-up, not the worst: the choice a reader has to make.
+        let best = ordered[0], runnerUp = ordered[1]
+        let bestValue = best.median(metric) ?? 0, runnerUpValue = runnerUp.median(metric) ?? 0
         let show = metric.unit == "ratio" ? Format.percent : Format.milliseconds
-        guard bestValue != worstValue else {
+        guard bestValue != runnerUpValue else {
             return "At a limit of \(limit), every strategy had the same \(name), \(show(bestValue))."
         }
         let gap: String
         if metric.unit == "ratio" {
-            gap = String(format: "%.1f points above", (bestValue - worstValue) * 100)
+            gap = String(format: "%.1f points above", (bestValue - runnerUpValue) * 100)
         } else {
-            gap = String(format: "%.0f%% below", (worstValue - bestValue) / worstValue * 100)
+            gap = String(format: "%.0f%% below", (runnerUpValue - bestValue) / runnerUpValue * 100)
         }
         return "At a limit of \(limit), \(best.strategy) had the \(lowerIsBetter ? "lowest" : "highest") \(name), \(show(bestValue)), "
-            + "\(gap) \(worst.strategy) (\(show(worstValue)))."
+            + "\(gap) \(runnerUp.strategy) (\(show(runnerUpValue)))."
     }
 
     static func change(from: Double, to: Double) -> String {

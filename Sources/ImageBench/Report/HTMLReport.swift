@@ -16,6 +16,9 @@ public struct HTMLReport: ReportWriter {
         if let reason = results.stoppedBy {
             body += "<p class=\"warn\">Partial results: stopped by \(escape(reason)).</p>\n"
         }
+        let verdict = Verdict(results).lines
+        body += "<h2>Verdict</h2>\n<p class=\"verdict\"><strong>\(escape(verdict[0]))</strong></p>\n<ul>\n"
+            + verdict.dropFirst().map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"
         let findings = Findings.sentences(results.results)
         if !findings.isEmpty {
             body += "<h2>Findings</h2>\n<ul>\n" + findings.map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"

@@ -14,12 +14,15 @@ public struct HistogramsJSON: ReportWriter {
         public let repetition: Int
         public let latency: LatencyHistogram
         public let stages: [String: LatencyHistogram]
+        /// Absent in files of imgbench 0.2 and before.
+        public var placeholder: LatencyHistogram?
+        public var ready: LatencyHistogram?
     }
 
     public func render(_ results: BenchmarkResults) throws -> String {
         let runs = results.results.map { result in
             Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
-                latency: result.latency, stages: result.stages.histograms)
+                latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -13,6 +13,12 @@ public struct MarkdownReport: ReportWriter {
         return "## Findings\n\n" + sentences.map { "- \($0)" }.joined(separator: "\n") + "\n\n## All numbers\n\n"
     }
 
+    /// The recommendation in bold, then its reasons as a list.
+    func verdict(_ results: BenchmarkResults) -> String {
+        let lines = Verdict(results).lines
+        return "**\(lines[0])**\n\n" + lines.dropFirst().map { "- \($0)" }.joined(separator: "\n")
+    }
+
     public func render(_ results: BenchmarkResults) throws -> String {
         let settings = results.plan.settings
         let partial = results.stoppedBy.map {
@@ -21,7 +27,9 @@ public struct MarkdownReport: ReportWriter {
         return """
         # imgbench report
 
-        \(partial)\(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
+        \(partial)\(verdict(results))
+
+        \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
         network \(settings.network), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_048_576) MB, \
         disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_048_576) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).

@@ -7,7 +7,7 @@ public struct RequestsCSV: ReportWriter {
 
     public static let header = [
         "strategy", "concurrency", "repeat", "client", "request", "row", "image", "url", "source", "outcome",
-        "visible_frame", "display_frame", "latency_ms", "image_width", "image_height", "cancel", "bytes",
+        "visible_frame", "display_frame", "latency_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
         "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error",
     ]
@@ -27,6 +27,9 @@ public struct RequestsCSV: ReportWriter {
                     request.displayFrame.map(String.init) ?? "",
                     // Latency to the nanosecond, so its samples can be re-histogrammed exactly.
                     request.latency.map { String(format: "%.6f", Double($0) / 1e6) } ?? "",
+                    request.leftFrame.map(String.init) ?? "",
+                    request.placeholder.map { String(format: "%.6f", Double($0) / 1e6) } ?? "",
+                    request.ready.map { String(format: "%.6f", Double($0) / 1e6) } ?? "",
                     request.displayedSize.map { String($0.width) } ?? "", request.displayedSize.map { String($0.height) } ?? "",
                     request.cancel.rawValue, String(request.bytes), ms(stages?.queueWait), ms(stages?.diskRead),
                     ms(stages?.timeToFirstByte), ms(stages?.transfer),

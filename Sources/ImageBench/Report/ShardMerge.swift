@@ -19,7 +19,7 @@ public enum ShardMerge {
     public static func merge(_ directories: [String], plan: BenchmarkPlan, requireAllClients: Bool = true) throws(MergeError) -> Merged {
         let expected = plan.settings.clients
         var clientRows: [String: [(client: Int, summary: RunSummary)]] = [:]
-        var histograms: [String: (latency: LatencyHistogram, stages: StageHistograms)] = [:]
+        var histograms: [String: Distributions] = [:]
         var seenClients: [Int: String] = [:]
         var cellOrder: [String] = []
         var requests = ""
@@ -56,10 +56,7 @@ public enum ShardMerge {
             }
             for run in runs {
                 let key = Self.key(run.strategy, run.concurrency, run.repetition)
-                var merged = histograms[key] ?? (LatencyHistogram(), StageHistograms())
-                merged.latency.add(run.latency)
-                merged.stages.add(StageHistograms(histograms: run.stages))
-                histograms[key] = merged
+                histograms[key, default: Distributions()].add(run)
             }
             let text = (try? String(contentsOf: url.appendingPathComponent("requests.csv"), encoding: .utf8)) ?? ""
             requests += requests.isEmpty ? text : String(text.drop { $0 != "\n" }.dropFirst())
@@ -83,11 +80,13 @@ public enum ShardMerge {
             guard let strategy = StrategyKind(rawValue: clients[0].summary.strategy) else {
                 throw MergeError(description: "unknown strategy \(clients[0].summary.strategy)")
             }
-            let histogram = histograms[key] ?? (LatencyHistogram(), StageHistograms())
+            let histogram = histograms[key] ?? Distributions()
             var summary = RunSummary.combining(clients.map(\.summary))
             summary.takeLatency(from: histogram.latency)
+            if histogram.placeholder.count > 0 { summary.takeDistributions(placeholder: histogram.placeholder, ready: histogram.ready) }
             var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition),
                                    summary: summary, requests: records[key] ?? [], latency: histogram.latency, stages: histogram.stages)
+            (result.placeholder, result.ready) = (histogram.placeholder, histogram.ready)
             result.clients = clients.count > 1 ? clients : []
             results.append(result)
         }
@@ -99,6 +98,18 @@ public enum ShardMerge {
                                          serverURL: "\(directories.count) shards", traceSeconds: workload["trace_seconds"] as? Double ?? 0,
                                          startedAt: Date(), environment: RunEnvironment.capture())
         return Merged(results: benchmark, requestsCSV: requests)
+    }
+
+    /// One cell's histograms, merged exactly over shards.
+    struct Distributions {
+        var latency = LatencyHistogram(), stages = StageHistograms(), placeholder = LatencyHistogram(), ready = LatencyHistogram()
+
+        mutating func add(_ run: HistogramsJSON.Run) {
+            latency.add(run.latency)
+            stages.add(StageHistograms(histograms: run.stages))
+            if let other = run.placeholder { placeholder.add(other) }
+            if let other = run.ready { ready.add(other) }
+        }
     }
 
     static func key(_ strategy: String, _ concurrency: Int, _ repetition: Int) -> String {

@@ -86,6 +86,17 @@ extension BenchmarkPlan {
         }
     }
 
+    /// The settings in which `other` differs, as far as comparing their results goes: not the
+    /// matrix (cells are matched one by one, repeats are the comparison's own choice) and not the
+    /// injected slowdown (a testing aid meant to differ).
+    public func configurationDifferences(from other: BenchmarkPlan) -> [String] {
+        var mine = self, theirs = other
+        (mine.strategies, mine.concurrencies, mine.repeats) = (theirs.strategies, theirs.concurrencies, theirs.repeats)
+        mine.settings.injection = .none
+        theirs.settings.injection = .none
+        return mine.differences(from: theirs)
+    }
+
     /// The fields in which `other` differs from this plan, as `settings.rows: 600 → 1000`:
     /// empty when they describe the same benchmark.
     public func differences(from other: BenchmarkPlan) -> [String] {

@@ -15,6 +15,10 @@ public struct RunResult: Sendable {
     public let requests: [RequestRecord]
     public let latency: LatencyHistogram
     public let stages: StageHistograms
+    /// Placeholder time of every request.
+    public var placeholder = LatencyHistogram()
+    /// Ready latency of the displayed requests.
+    public var ready = LatencyHistogram()
     /// What the embedded server saw during this run: the ground truth for faults it injected.
     public var server: ServerCounts?
     /// With `--clients`: each simulated user's own summary (this result combines them).

@@ -1,8 +1,18 @@
 /// What one run counts as it goes, and its summary at the end: the recording side of the metric
 /// catalog. Owned by the main loop's thread.
 struct RunTally {
+    /// A wake-up later than this share of a frame counts as late: the scheduler's usual jitter is
+    /// well under a millisecond, a quarter frame (4.2 ms at 60 Hz) is a host that is behind.
+    static let lateWakeShare = 0.25
+    /// A run whose loop woke late on more than this share of its frames is `host_overloaded`:
+    /// the machine, not the app, set its frame times.
+    static let overloadedShare = 0.05
+
     var latency = LatencyHistogram()
     var stages = StageHistograms()
+    var placeholder = LatencyHistogram()
+    var ready = LatencyHistogram()
+    private var loopWakes = 0, lateWakes = 0
 
     var cancelledQueued = 0, cancelledInflight = 0, wastedCompletions = 0
     var prefetchLoads = 0, prefetchCancelled = 0
@@ -63,6 +73,21 @@ struct RunTally {
         }
     }
 
+    /// The main loop woke `late` nanoseconds after the vsync it waited for.
+    mutating func woke(late: UInt64, frameNanoseconds: UInt64) {
+        loopWakes += 1
+        if Double(late) > Double(frameNanoseconds) * Self.lateWakeShare { lateWakes += 1 }
+    }
+
+    /// A request's placeholder time, recorded: to the frame its image was shown in, else the one
+    /// it left the screen in, else `endFrame` (still waiting when the run ended).
+    mutating func placeholder(of request: RequestRecord, endFrame: Int, frameNanoseconds: UInt64) -> UInt64 {
+        let until = request.displayFrame ?? request.leftFrame ?? max(endFrame, request.visibleFrame)
+        let nanoseconds = UInt64(max(0, until - request.visibleFrame)) * frameNanoseconds
+        placeholder.record(nanoseconds: nanoseconds)
+        return nanoseconds
+    }
+
     /// One frame's main-loop time and screen, over `span` vsyncs.
     mutating func frame(visibleRows: Int, placeholders: Int, span: Int, work: UInt64?, frameNanoseconds: UInt64) {
         visibleRowFrames += visibleRows * span
@@ -121,6 +146,9 @@ struct RunTally {
         summary.httpRequests = httpRequests
         summary.decodeWarnings = decodeWarnings
         summary.takeLatency(from: latency)
+        summary.takeDistributions(placeholder: placeholder, ready: ready)
+        summary.hostLateFrames = lateWakes
+        summary.hostOverloaded = loopWakes > 0 && Double(lateWakes) > Double(loopWakes) * Self.overloadedShare
         summary.placeholderRatio = visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0
         summary.hitchMsPerS = scrollSeconds > 0 ? Double(hitchNanoseconds) / 1e6 / scrollSeconds : 0
         summary.mainBusyMsPerS = scrollSeconds > 0 ? Double(mainBusyNanoseconds) / 1e6 / scrollSeconds : 0

@@ -21,7 +21,7 @@ extension ScrollRun {
                 stages.delivery = now - min(now, completion.finishedAt)
                 tally.stages.record(stages, fromNetwork: completion.source == .network)
                 if load.waiting.isEmpty && load.origin != nil { tally.wastedCompletions += 1 }
-                for id in load.waiting { display(id, frame: frame, size: image.size) }
+                for id in load.waiting { display(id, frame: frame, size: image.size, readyAt: completion.finishedAt) }
             case .failed(let failure):
                 for id in load.waiting {
                     requests[id].source = .error

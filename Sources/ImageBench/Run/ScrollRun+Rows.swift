@@ -45,7 +45,7 @@ extension ScrollRun {
             if let cached = memoryCache.image(for: key) {
                 // Another row loaded it meanwhile; it still waited for the scroll to stop.
                 requests[id].source = .memory
-                display(id, frame: frame, size: cached.size)
+                display(id, frame: frame, size: cached.size, readyAt: MonotonicClock.now())
             } else if let loadID = registry.loadID(forKey: key) {
                 if !registry[loadID]!.cancelled { requests[id].source = .merged }
                 registry.join(id, loadID)
@@ -64,8 +64,9 @@ extension ScrollRun {
         if prefetchRow != nil { tally.prefetchLoads += 1 }
     }
 
-    func rowDisappeared(_ row: Int) {
+    func rowDisappeared(_ row: Int, frame: Int) {
         guard let id = requestForRow.removeValue(forKey: row) else { return }
+        requests[id].leftFrame = frame
         guard requests[id].outcome == .neverDisplayed else { return registry.release([id]) }
         guard let (loadID, load) = registry.leave(id) else { return }
         if settings.cancelPolicy != .none && load.waiting.isEmpty { cancel(loadID) }

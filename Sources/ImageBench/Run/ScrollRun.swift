@@ -69,11 +69,13 @@ public final class ScrollRun {
                 break
             }
             var workStart = MonotonicClock.now()
+            // How late the host woke the loop: its fault, not the app's (the app's own overrun
+            // already moved `frame` past its work, so this wait was for a vsync still ahead).
+            tally.woke(late: workStart - min(workStart, start + UInt64(frame) * frameNanoseconds), frameNanoseconds: frameNanoseconds)
             // Woken more than a frame late (a busy machine): the vsyncs in between are gone, and
             // this work belongs to the frame now on screen.
             let current = Int((workStart - start) / frameNanoseconds)
             if current > frame {
-                if frame < trace.count { tally.droppedFrames += min(current, trace.count) - frame }
                 frame = current
                 workStart = MonotonicClock.now()
             }
@@ -86,7 +88,7 @@ public final class ScrollRun {
             inlineDelivery = registry.scheduler.runsInline
 
             deliverCompletions(frame: frame, now: workStart)
-            for row in shown where !visible.contains(row) { rowDisappeared(row) }
+            for row in shown where !visible.contains(row) { rowDisappeared(row, frame: frame) }
             for row in visible where !shown.contains(row) { rowAppeared(row, frame: frame, moving: moving) }
             shown = visible
             if !moving && !deferred.isEmpty { startDeferred(frame: frame) }
@@ -112,9 +114,14 @@ public final class ScrollRun {
         }
         let end = MonotonicClock.now()
         finishOutstandingLoads()
+        for id in requests.indices {
+            requests[id].placeholder = tally.placeholder(of: requests[id], endFrame: frame, frameNanoseconds: frameNanoseconds)
+        }
         var summary = tally.summarize(requests, of: self, duration: end - start, usage: ResourceUsage.now() - usageBefore)
         summary.partial = partial
-        return RunResult(cell: cell, summary: summary, requests: requests, latency: tally.latency, stages: tally.stages)
+        var result = RunResult(cell: cell, summary: summary, requests: requests, latency: tally.latency, stages: tally.stages)
+        (result.placeholder, result.ready) = (tally.placeholder, tally.ready)
+        return result
     }
 
     private func progressReport(frame: Int) -> RunProgress {
@@ -122,8 +129,13 @@ public final class ScrollRun {
                     requests: requests.count, displayed: requests.count { $0.outcome == .displayed }, inFlight: gauge.current)
     }
 
-    /// Shows an image for a request: its display latency is whole frames from the one it appeared in.
-    func display(_ id: Int, frame: Int, size: PixelSize) {
+    /// Shows an image for a request: its display latency is whole frames from the one it appeared
+    /// in; its ready latency runs from its cellForRow to `readyAt`, when the image reached the
+    /// main loop (nil: it was there already, a memory hit).
+    func display(_ id: Int, frame: Int, size: PixelSize, readyAt: UInt64? = nil) {
+        let ready = readyAt.map { $0 - min($0, requests[id].requestedAt) } ?? 0
+        requests[id].ready = ready
+        tally.ready.record(nanoseconds: ready)
         let nanoseconds = UInt64(frame - requests[id].visibleFrame) * frameNanoseconds
         requests[id].outcome = .displayed
         requests[id].displayedSize = size

@@ -115,8 +115,12 @@ struct GateTests {
             process.waitUntilExit()
             return (process.terminationStatus, text)
         }
-        #expect(try gate(["--baseline", baseline.path, "--current", baseline.path, "--threshold", "latency_p95_ms +10%"]).0 == 0)
-        #expect(try gate(["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p95_ms +10%"]).0 == 1)
+        // These directories hold only summary.csv: no plan to check them by, so only with the flag.
+        let unchecked = try gate(["--baseline", baseline.path, "--current", baseline.path, "--threshold", "latency_p95_ms +10%"])
+        #expect(unchecked.0 == 2 && unchecked.1.contains("cannot check that both sides ran the same configuration"), "\(unchecked.1)")
+        let allowed = ["--allow-config-change"]
+        #expect(try gate(allowed + ["--baseline", baseline.path, "--current", baseline.path, "--threshold", "latency_p95_ms +10%"]).0 == 0)
+        #expect(try gate(allowed + ["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p95_ms +10%"]).0 == 1)
         #expect(FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.md").path))
         let (status, message) = try gate(["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p59_ms +10%"])
         #expect(status == 64)
@@ -222,8 +226,14 @@ extension ChildProcessRuns {
                 #expect(passJSON["verdict"] as? String == "pass" && (passJSON["checks"] as? [Any])?.count == 2)
 
                 let ab = root.appendingPathComponent("ab")
+                // Unlike configurations are refused, naming the difference, before anything runs.
+                let refused = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--ab", "--rounds", "4", "--candidate-args", "--rows 20",
+                                                     "--threshold", "rows_visited -0", "--out", ab.path])
+                #expect(refused.status == 2 && refused.output.contains("settings.rows: 40 → 20")
+                        && refused.output.contains("--allow-config-change"), "\(refused.output)")
+                #expect(!FileManager.default.fileExists(atPath: ab.path))
                 let fail = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--ab", "--rounds", "4", "--candidate-args", "--rows 20",
-                                              "--threshold", "rows_visited -0", "--confirm", "--out", ab.path])
+                                              "--allow-config-change", "--threshold", "rows_visited -0", "--confirm", "--out", ab.path])
                 #expect(fail.status == 1, "\(fail.output)")
                 #expect(fail.output.contains("REGRESSION: rows_visited in threads ×2"))
                 let a = try ResultsDirectory(path: ab.appendingPathComponent("ab-a").path)

@@ -1,0 +1,92 @@
+/// Uncertainty from one run, by batch means: the trace is cut into `segments` stretches of equal
+/// length; each request belongs to the stretch in which its row appeared, and each stretch gives
+/// one mean. Stretches are far apart in time compared with one load, so their means are close to
+/// independent, and Student's t over them gives an interval for the run's mean. Every strategy
+/// scrolls the same trace, so two cells' stretches pair up: the paired difference cancels what
+/// the stretch itself costs (a fling over new rows, a dwell over cached ones) and leaves the
+/// strategy's effect.
+public struct SegmentMeans: Sendable, Equatable {
+    /// Stretches per run: enough degrees of freedom for a useful t (2.26 at 9), few enough that
+    /// each holds hundreds of requests on the default trace.
+    public static let segments = 10
+
+    /// Mean per (repeat, stretch) that had requests, in milliseconds.
+    public let means: [Key: Double]
+    /// The mean over every request.
+    public let overall: Double
+    public let requests: Int
+
+    public struct Key: Hashable, Sendable {
+        public let repetition: Int
+        public let segment: Int
+    }
+
+    /// The placeholder times of `runs` (the repeats of one cell), cut by the frame each row
+    /// appeared in, over a trace of `traceFrames` frames.
+    public init(placeholdersOf runs: [RunResult], traceFrames: Int) {
+        var sums: [Key: (total: Double, count: Int)] = [:]
+        var total = 0.0, count = 0
+        for run in runs {
+            for request in run.requests {
+                guard let placeholder = request.placeholder else { continue }
+                let milliseconds = Double(placeholder) / 1e6
+                let segment = min(Self.segments - 1, max(0, request.visibleFrame * Self.segments / max(1, traceFrames)))
+                let key = Key(repetition: run.cell.repetition, segment: segment)
+                sums[key, default: (0, 0)].total += milliseconds
+                sums[key, default: (0, 0)].count += 1
+                total += milliseconds
+                count += 1
+            }
+        }
+        means = sums.mapValues { $0.total / Double($0.count) }
+        overall = count > 0 ? total / Double(count) : 0
+        requests = count
+    }
+
+    /// The 95% interval of the mean: t over the stretch means. Nil with fewer than two stretches.
+    public var interval: Interval? {
+        Interval.of(Array(means.values), center: overall)
+    }
+
+    /// How much higher this cell's mean is than `other`'s, paired stretch by stretch, with its
+    /// 95% interval. Nil when fewer than two stretches are in both.
+    public func difference(from other: SegmentMeans) -> Interval? {
+        let shared = means.keys.filter { other.means[$0] != nil }
+        let differences = shared.map { means[$0]! - other.means[$0]! }
+        return Interval.of(differences, center: differences.isEmpty ? 0 : differences.reduce(0, +) / Double(differences.count))
+    }
+}
+
+/// An estimate with its 95% interval.
+public struct Interval: Sendable, Equatable {
+    public let center: Double
+    public let low: Double
+    public let high: Double
+    /// The samples the interval comes from.
+    public let n: Int
+
+    /// Whether zero is inside: no difference shown.
+    public var includesZero: Bool { low <= 0 && high >= 0 }
+
+    /// center ± t(0.975, n − 1) × standard error of `samples`.
+    static func of(_ samples: [Double], center: Double) -> Interval? {
+        guard samples.count >= 2 else { return nil }
+        let mean = samples.reduce(0, +) / Double(samples.count)
+        let variance = samples.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(samples.count - 1)
+        let half = StudentT.quantile975(degreesOfFreedom: samples.count - 1) * (variance / Double(samples.count)).squareRoot()
+        return Interval(center: center, low: center - half, high: center + half, n: samples.count)
+    }
+}
+
+/// Student's t distribution, as much of it as a 95% interval needs.
+enum StudentT {
+    /// The 97.5th percentile for 1 to 30 degrees of freedom (tables; checked against SciPy's
+    /// `t.ppf(0.975, df)`), then the normal approximation with a 1/df correction.
+    static func quantile975(degreesOfFreedom df: Int) -> Double {
+        let table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                     2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                     2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+        guard df >= 1 else { return .infinity }
+        return df <= table.count ? table[df - 1] : 1.959964 + 2.37 / Double(df)
+    }
+}

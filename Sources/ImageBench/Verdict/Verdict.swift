@@ -1,0 +1,82 @@
+import Foundation
+
+/// The recommendation a run ends with: the strategy and limit with the least placeholder time
+/// among the valid cells, ties (differences inside the noise) broken by cost per displayed image,
+/// the smallest limit that does as well, and why, in numbers with intervals. The terminal,
+/// report.md and report.html open with its lines.
+public struct Verdict: Sendable {
+    /// The verdict of a whole benchmark.
+    public init(_ results: BenchmarkResults) {
+        self.init(results.results, traceFrames: Self.traceFrames(results))
+    }
+
+    /// One strategy × limit over its repeats.
+    public struct Cell: Sendable {
+        public let strategy: String
+        public let concurrency: Int
+        public let validity: CellValidity
+        public let placeholder: SegmentMeans
+        public let placeholderP95Ms: Double
+        /// Downloaded bytes and CPU seconds per displayed image (the tie-breakers).
+        public let bytesPerImage: Double
+        public let cpuPerImage: Double
+        public let achievedPeak: Int
+        public let transport: String
+
+        public var name: String { "\(strategy) ×\(concurrency)" }
+    }
+
+    public let cells: [Cell]
+    /// Nil when no cell could be ranked.
+    public let recommended: Cell?
+    /// The smallest limit of the recommended strategy within noise of the recommendation.
+    public let knee: Cell?
+    public let lines: [String]
+
+    /// `traceFrames`: the trace's length in frames, for cutting it into segments.
+    public init(_ results: [RunResult], traceFrames: Int) {
+        var order: [String] = [], groups: [String: [RunResult]] = [:]
+        for result in results {
+            let key = "\(result.cell.strategy.rawValue) ×\(result.cell.concurrency)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(result)
+        }
+        cells = order.map { Self.cell(groups[$0]!, traceFrames: traceFrames) }
+        let ranked = cells.filter(\.validity.isValid).sorted { $0.placeholder.overall < $1.placeholder.overall }
+        guard let fastest = ranked.first else {
+            recommended = nil
+            knee = nil
+            let reasons = cells.map { "\($0.name): \($0.validity)" }.joined(separator: "; ")
+            lines = ["Verdict: could not measure: no cell can be ranked (\(reasons))."]
+            return
+        }
+        // Within noise of the fastest: the same, as far as this run can tell; the cheapest wins.
+        let tied = ranked.filter { $0.name == fastest.name || Self.sameAs(fastest, $0) }
+        let best = tied.min { ($0.bytesPerImage, $0.cpuPerImage) < ($1.bytesPerImage, $1.cpuPerImage) }!
+        recommended = best
+        let sweep = ranked.filter { $0.strategy == best.strategy }.sorted { $0.concurrency < $1.concurrency }
+        knee = sweep.first { $0.name == best.name || $0.placeholder.overall <= best.placeholder.overall || Self.sameAs(best, $0) }
+        lines = Self.explain(best: best, ranked: ranked, tied: tied, knee: knee, all: cells)
+    }
+
+    /// Frames of the scroll trace: where its segments are cut.
+    static func traceFrames(_ results: BenchmarkResults) -> Int {
+        Int((results.traceSeconds * Double(results.plan.settings.fps)).rounded())
+    }
+
+    /// True when `cell` is not shown to differ from `reference` (or cannot be compared).
+    static func sameAs(_ reference: Cell, _ cell: Cell) -> Bool {
+        cell.placeholder.difference(from: reference.placeholder)?.includesZero ?? true
+    }
+
+    static func cell(_ runs: [RunResult], traceFrames: Int) -> Cell {
+        let summaries = runs.map(\.summary)
+        let displayed = Double(max(1, summaries.map(\.displayed).reduce(0, +)))
+        return Cell(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency, validity: CellValidity(summaries),
+                    placeholder: SegmentMeans(placeholdersOf: runs, traceFrames: traceFrames),
+                    placeholderP95Ms: RepeatStatistics.median(of: summaries.map(\.placeholderP95Ms)),
+                    bytesPerImage: Double(summaries.map(\.bytesDownloaded).reduce(0, +)) / displayed,
+                    cpuPerImage: summaries.map { $0.cpuUserS + $0.cpuSysS }.reduce(0, +) / displayed,
+                    achievedPeak: summaries.map(\.achievedConcurrencyPeak).max() ?? 0, transport: summaries[0].transport)
+    }
+}

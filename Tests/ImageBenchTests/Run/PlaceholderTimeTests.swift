@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("Placeholder time, ready latency and the host's lateness", .serialized)
+struct PlaceholderTimeTests {
+    static func run(scroll: ScrollProfile, rows: Int, latency: Int) async throws -> BenchmarkResults {
+        try await onOwnThread {
+            var settings = RunSettings()
+            settings.rows = rows
+            settings.imageCount = rows
+            settings.scroll = scroll
+            settings.network = try NetworkProfile(parsing: "latency=\(latency)ms,jitter=0ms")
+            settings.settleSeconds = 1
+            return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads], concurrencies: [16]))
+        }
+    }
+
+    @Test("a fixed server delay is the placeholder time of a network load, within one frame; memory hits show none")
+    func fixedDelay() async throws {
+        // browse: slow scrolling with dwells, so loads do not queue behind the limit.
+        let results = try await Self.run(scroll: .browse, rows: 40, latency: 200)
+        let result = try #require(results.results.first)
+        let frame = 1_000.0 / Double(results.plan.settings.fps)
+        let network = result.requests.filter { $0.source == .network && $0.outcome == .displayed }
+        try #require(network.count >= 5)
+        let placeholders = network.map { Double($0.placeholder!) / 1e6 }.sorted()
+        let median = placeholders[placeholders.count / 2]
+        #expect(median >= 200 && median <= 200 + frame + 5, "median \(median) ms of \(placeholders)")
+        for request in result.requests where request.source == .memory {
+            #expect(request.placeholder == 0 && request.ready == 0)
+        }
+        for request in network {
+            // Ready latency is unquantised: at least the delay, and within a frame of the one that
+            // showed it (the loop may wake a little late for that frame).
+            let ready = Double(request.ready!) / 1e6
+            #expect(ready >= 200 && ready <= Double(request.latency!) / 1e6 + frame, "ready \(ready) ms, shown at \(request.latency!)")
+        }
+        // Every request counts (n = requests), and summary.csv's percentiles are of exactly these.
+        #expect(result.summary.placeholderCount == result.requests.count)
+        var histogram = LatencyHistogram()
+        for request in result.requests { histogram.record(nanoseconds: request.placeholder!) }
+        #expect(result.summary.placeholderP50Ms == histogram.milliseconds(atPercentile: 50))
+        #expect(!result.summary.hostOverloaded, "an idle machine is not overloaded (late on \(result.summary.hostLateFrames) frames)")
+    }
+
+    @Test("a row that left before its image came contributes the time it was on screen")
+    func leftTheScreen() async throws {
+        // A fling over 60 rows passes most of them in less than the 300 ms delay.
+        let results = try await Self.run(scroll: .fling, rows: 60, latency: 300)
+        let result = try #require(results.results.first)
+        let frame = UInt64(1_000_000_000 / results.plan.settings.fps)
+        let left = result.requests.filter { $0.outcome == .neverDisplayed }
+        try #require(left.count >= 5, "\(result.summary.neverDisplayed) never shown")
+        for request in left {
+            let leftFrame = try #require(request.leftFrame)
+            #expect(request.placeholder == UInt64(leftFrame - request.visibleFrame) * frame)
+            #expect(request.placeholder! < 300_000_000, "it left before the delay was over")
+        }
+        // Display latency counts only the shown rows; placeholder time counts these too.
+        #expect(result.summary.placeholderCount == result.summary.requests)
+        #expect(result.summary.placeholderCount > result.summary.displayed)
+    }
+}

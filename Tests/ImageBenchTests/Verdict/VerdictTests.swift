@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// The verdict's logic on constructed runs: each has 20 requests in each of the 10 segments of a
+/// 1,000-frame trace, with placeholder times uniform in ±5 ms around a chosen mean (seeded by
+/// the cell, so two cells' noise differs).
+@Suite("The verdict")
+struct VerdictTests {
+    static func run(_ strategy: StrategyKind, _ limit: Int, mean: Double, megabytes: Double = 10,
+                    change: (inout RunSummary) -> Void = { _ in }) -> RunResult {
+        var requests: [RequestRecord] = []
+        var random = SeededRandom(seed: UInt64(limit), stream: strategy.rawValue)
+        for segment in 0..<10 {
+            for index in 0..<20 {
+                var request = RequestRecord(id: requests.count, row: requests.count, imageID: 0, url: "", visibleFrame: segment * 100 + index,
+                                            requestedAt: 0, source: .network)
+                let spread = Double(random.next() % 10_001) / 1_000 - 5
+                request.placeholder = UInt64(max(0, mean + spread) * 1e6)
+                requests.append(request)
+            }
+        }
+        var summary = RunSummary()
+        summary.strategy = strategy.rawValue
+        summary.concurrency = limit
+        summary.requests = requests.count
+        summary.displayed = requests.count
+        summary.imagesDecoded = requests.count
+        summary.bytesDownloaded = Int(megabytes * 1e6)
+        summary.cpuUserS = 1
+        summary.achievedConcurrencyPeak = limit
+        summary.transport = "blocking"
+        summary.placeholderMeanMs = mean
+        change(&summary)
+        return RunResult(cell: RunCell(strategy: strategy, concurrency: limit, repetition: 1), summary: summary, requests: requests,
+                         latency: LatencyHistogram(), stages: StageHistograms())
+    }
+
+    @Test("a clear winner is recommended, and the runner-up is named slower with its interval")
+    func clearWinner() {
+        let verdict = Verdict([Self.run(.gcd, 5, mean: 20), Self.run(.threads, 5, mean: 10)], traceFrames: 1_000)
+        #expect(verdict.recommended?.name == "threads ×5")
+        #expect(verdict.lines[0].hasPrefix("Recommended: threads at a limit of 5: placeholder time 10."), "\(verdict.lines)")
+        #expect(verdict.lines[0].contains("95% CI") && verdict.lines[0].contains("n = 200 requests"))
+        #expect(verdict.lines[1].hasPrefix("Runner-up gcd ×5") && verdict.lines[1].contains("threads ×5 is faster"), "\(verdict.lines)")
+    }
+
+    @Test("a difference inside the noise is a tie, broken by cost per displayed image")
+    func tieBrokenByCost() {
+        let verdict = Verdict([Self.run(.threads, 5, mean: 10.2, megabytes: 12), Self.run(.gcd, 5, mean: 10, megabytes: 8)],
+                              traceFrames: 1_000)
+        let fastest = Verdict([Self.run(.threads, 5, mean: 10.2, megabytes: 12), Self.run(.gcd, 5, mean: 10, megabytes: 30)],
+                              traceFrames: 1_000)
+        #expect(verdict.recommended?.name == "gcd ×5")
+        #expect(fastest.recommended?.name == "threads ×5", "the cheaper of two tied cells, though not the fastest")
+        #expect(fastest.lines[1].contains("a tie") && fastest.lines[1].contains("chosen by cost"), "\(fastest.lines)")
+    }
+
+    @Test("a cell whose loads mostly failed is not ranked, however short its placeholders")
+    func failedCell() {
+        let failed = Self.run(.gcd, 5, mean: 1) { summary in
+            summary[errors: .connection] = 200
+            summary.imagesDecoded = 0
+            summary.displayed = 0
+        }
+        let verdict = Verdict([failed, Self.run(.threads, 5, mean: 30)], traceFrames: 1_000)
+        #expect(verdict.recommended?.name == "threads ×5")
+        #expect(verdict.lines.last?.contains("gcd ×5 (not ranked: most loads failed (200 of 200))") == true, "\(verdict.lines)")
+        let table = ComparisonTable([failed, Self.run(.threads, 5, mean: 30)])
+        #expect(table.best[0].isEmpty && table.rows[0][0] == "gcd (not ranked)")
+    }
+
+    @Test("an overloaded host's run is not ranked; nothing valid means could not measure")
+    func overloadedCell() {
+        let overloaded = Self.run(.threads, 5, mean: 5) { $0.hostOverloaded = true; $0.hostLateFrames = 90 }
+        let verdict = Verdict([overloaded, Self.run(.gcd, 5, mean: 15)], traceFrames: 1_000)
+        #expect(verdict.recommended?.name == "gcd ×5")
+        #expect(verdict.lines.last?.contains("host overloaded") == true)
+        let nothing = Verdict([overloaded], traceFrames: 1_000)
+        #expect(nothing.recommended == nil && nothing.lines == [
+            "Verdict: could not measure: no cell can be ranked (threads ×5: not ranked: host overloaded: the loop woke late on 90 frames).",
+        ])
+    }
+
+    @Test("main-thread is the control: never recommended, never starred")
+    func control() {
+        let naive = Self.run(.mainThread, 1, mean: 2)
+        let verdict = Verdict([naive, Self.run(.threads, 5, mean: 12)], traceFrames: 1_000)
+        #expect(verdict.recommended?.name == "threads ×5")
+        #expect(verdict.lines.last == "Not ranked: main-thread ×1 (the control).")
+        let table = ComparisonTable([naive, Self.run(.threads, 5, mean: 12), Self.run(.gcd, 5, mean: 14)])
+        #expect(table.rows[0][0] == "main-thread (control)" && table.best[0].isEmpty)
+        #expect(!table.best[1].isEmpty, "the valid runs still compete")
+    }
+
+    @Test("the knee: the smallest limit within noise of the recommended one")
+    func knee() {
+        let verdict = Verdict([Self.run(.threads, 1, mean: 40), Self.run(.threads, 2, mean: 10.1), Self.run(.threads, 5, mean: 10)],
+                              traceFrames: 1_000)
+        #expect(verdict.knee?.concurrency == 2)
+        #expect(verdict.lines.contains { $0.hasPrefix("threads at a limit of 2 does as well within noise") }, "\(verdict.lines)")
+    }
+
+    @Test("a t interval from segment means matches the textbook numbers")
+    func interval() throws {
+        // Ten segment means 1…10: mean 5.5, sd 3.0277, t(0.975, 9) = 2.262 → ±2.166.
+        let interval = try #require(Interval.of((1...10).map(Double.init), center: 5.5))
+        #expect(abs(interval.low - 3.334) < 0.001 && abs(interval.high - 7.666) < 0.001 && interval.n == 10)
+        #expect(StudentT.quantile975(degreesOfFreedom: 9) == 2.262)
+        #expect(abs(StudentT.quantile975(degreesOfFreedom: 120) - 1.980) < 0.002)
+    }
+}
