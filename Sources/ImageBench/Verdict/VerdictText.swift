@@ -35,8 +35,8 @@ extension Verdict {
         guard tied else {
             return head + "; \(signed(difference)) slower (\(test)): \(best.strategy) ×\(best.concurrency) is faster."
         }
-        let cost = String(format: "%.2f vs %.2f MB and %.1f vs %.1f ms CPU per displayed image",
-                          best.bytesPerImage / 1e6, other.bytesPerImage / 1e6, best.cpuPerImage * 1e3, other.cpuPerImage * 1e3)
+        let cost = String(format: "%.1f vs %.1f kB downloaded and %.1f vs %.1f ms CPU per displayed image",
+                          best.bytesPerImage / 1e3, other.bytesPerImage / 1e3, best.cpuPerImage * 1e3, other.cpuPerImage * 1e3)
         return head + "; a tie: difference \(signed(difference)) (\(test)); chosen by cost (\(cost))."
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-/// The verdict's logic on constructed runs: each has 20 requests in each of the 10 segments of a
+/// The verdict's logic on constructed runs: each has 20 requests in each of the 20 segments of a
 /// 1,000-frame trace, with placeholder times uniform in ±5 ms around a chosen mean (seeded by
 /// the cell, so two cells' noise differs).
 @Suite("The verdict")
@@ -11,9 +11,9 @@ struct VerdictTests {
                     change: (inout RunSummary) -> Void = { _ in }) -> RunResult {
         var requests: [RequestRecord] = []
         var random = SeededRandom(seed: UInt64(limit), stream: strategy.rawValue)
-        for segment in 0..<10 {
+        for segment in 0..<SegmentMeans.segments {
             for index in 0..<20 {
-                var request = RequestRecord(id: requests.count, row: requests.count, imageID: 0, url: "", visibleFrame: segment * 100 + index,
+                var request = RequestRecord(id: requests.count, row: requests.count, imageID: 0, url: "", visibleFrame: segment * 1_000 / SegmentMeans.segments + index,
                                             requestedAt: 0, source: .network)
                 let spread = Double(random.next() % 10_001) / 1_000 - 5
                 request.placeholder = UInt64(max(0, mean + spread) * 1e6)
@@ -41,7 +41,7 @@ struct VerdictTests {
         let verdict = Verdict([Self.run(.gcd, 5, mean: 20), Self.run(.threads, 5, mean: 10)], traceFrames: 1_000)
         #expect(verdict.recommended?.name == "threads ×5")
         #expect(verdict.lines[0].hasPrefix("Recommended: threads at a limit of 5: placeholder time 10."), "\(verdict.lines)")
-        #expect(verdict.lines[0].contains("95% CI") && verdict.lines[0].contains("n = 200 requests"))
+        #expect(verdict.lines[0].contains("95% CI") && verdict.lines[0].contains("n = 400 requests"))
         #expect(verdict.lines[1].hasPrefix("Runner-up gcd ×5") && verdict.lines[1].contains("threads ×5 is faster"), "\(verdict.lines)")
     }
 
