@@ -24,9 +24,16 @@ struct PlaceholderTimeTests {
         let frame = 1_000.0 / Double(results.plan.settings.fps)
         let network = result.requests.filter { $0.source == .network && $0.outcome == .displayed }
         try #require(network.count >= 5)
-        let placeholders = network.map { Double($0.placeholder!) / 1e6 }.sorted()
-        let median = placeholders[placeholders.count / 2]
-        #expect(median >= 200 && median <= 200 + frame + 5, "median \(median) ms of \(placeholders)")
+        // The delay is in every one (the server's time to first byte), and a network load's
+        // placeholder time is its own timeline (queue, delay, transfer, decode, filter, delivery)
+        // to within a frame: the delay and the work, nothing else. A quiet machine decodes these
+        // in a few ms, so there the median placeholder time is the delay within one frame.
+        let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+        let ttfb = median(network.map { Double($0.stages!.timeToFirstByte) / 1e6 })
+        #expect(ttfb >= 200 && ttfb <= 205, "median time to first byte \(ttfb) ms")
+        let excess = network.map { abs(Double($0.placeholder!) - Double($0.stages!.total)) / 1e6 }
+        #expect(median(excess) <= frame, "placeholder vs the load's own stages: \(excess.sorted()) ms")
+        for request in network { #expect(Double(request.placeholder!) / 1e6 >= 200) }
         for request in result.requests where request.source == .memory {
             #expect(request.placeholder == 0 && request.ready == 0)
         }
