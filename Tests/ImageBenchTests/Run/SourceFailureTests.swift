@@ -37,6 +37,39 @@ extension ChildProcessRuns {
             }
         }
 
+        @Test("a server gone during one strategy's run: that cell is not ranked, starred or recommended")
+        func serverGoneForOneCell() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("gone-for-one")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let www = root.appendingPathComponent("www")
+                try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+                let size = PixelSize(width: 320, height: 240)
+                try Data(try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: 5), size: size, channels: 3))
+                    .write(to: www.appendingPathComponent("photo.jpg"))
+                let nginx = try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
+                let out = root.appendingPathComponent("results")
+                let imgbench = try BackgroundRun(["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "600", "--strategies", "threads,gcd",
+                                                  "--out", out.path], log: root.appendingPathComponent("stderr.log"))
+                // threads runs first and whole; the server dies as gcd starts.
+                let deadline = Date().addingTimeInterval(120)
+                while Date() < deadline, imgbench.process.isRunning, !imgbench.output.contains("[1/2]") {
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                nginx.kill()
+                imgbench.process.waitUntilExit()
+                #expect(imgbench.process.terminationStatus == 0, "\(imgbench.output)")
+                let runs = try ResultsDirectory(path: out.path).runs
+                let gcd = try #require(runs.first { $0["strategy"] == "gcd" })
+                #expect(Int(gcd["errors_connection"] ?? "") ?? 0 > Int(gcd["images_decoded"] ?? "") ?? 0, "\(gcd)")
+                let report = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+                #expect(report.contains("**Recommended: threads at a limit of 5"), "\(report.prefix(600))")
+                #expect(report.contains("gcd ×5 (not ranked: most loads failed"))
+                let gcdRow = try #require(report.split(separator: "\n").first { $0.hasPrefix("| gcd") })
+                #expect(gcdRow.hasPrefix("| gcd (not ranked)") && !gcdRow.contains("**"), "\(gcdRow)")
+            }
+        }
+
         @Test("a source where nothing listens: exit 2 with the reason, in seconds")
         func nothingListens() async throws {
             try await onOwnThread {
