@@ -59,7 +59,9 @@ extension Verdict {
 
     /// "+0.7 ms, 95% CI −0.5 to +1.9 ms".
     static func signed(_ interval: Interval) -> String {
-        String(format: "%+.1f ms, 95%% CI %+.1f to %+.1f ms", interval.center, interval.low, interval.high)
+        // A bound that rounds to zero prints as 0.0, not as "-0.0".
+        let shown = { (value: Double) in abs(value) < 0.05 ? 0 : value }
+        return String(format: "%+.1f ms, 95%% CI %+.1f to %+.1f ms", shown(interval.center), shown(interval.low), shown(interval.high))
     }
 
     static func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
