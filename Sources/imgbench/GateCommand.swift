@@ -97,13 +97,15 @@ struct GateCommand: ParsableCommand {
         let rules = try parsedThresholds()
         let (a, b) = try sides()
         let workspace = URL(fileURLWithPath: out ?? current ?? "imgbench-results/gate-\(Timestamp.now())")
-        try checkLikeWithLike(a: a, b: b)
+        // Read once: the like-with-like check and the fresh runs both need it.
+        let basePlan = try current == nil ? RecordedPlan.read(baseline) : nil
+        try checkLikeWithLike(base: basePlan, a: a, b: b)
         let evaluation = try CommandFailure.catching { () throws -> GateEvaluation in
             if let current {
                 return GateEvaluation(baseline: try ResultsDirectory(path: baseline),
                                       current: try ResultsDirectory(path: current), thresholds: rules, alpha: alpha)
             }
-            let runner = GateRunner(plan: try RecordedPlan.read(baseline), workspace: workspace, announce: announce)
+            let runner = GateRunner(plan: basePlan!, workspace: workspace, announce: announce)
             let base = ab ? nil : try ResultsDirectory(path: baseline)
             // One evaluation of fresh numbers: A/B rounds, or a run of side B against the baseline's own.
             let evaluate = { (prefix: String, cells: GateRunner.Cells?) throws -> GateEvaluation in
@@ -156,10 +158,10 @@ struct GateCommand: ParsableCommand {
     /// injected slowdown): else exit 2 naming the differences, unless --allow-config-change.
     /// The candidate's plan is the recorded one (--current), or what the side's extra arguments
     /// make of the baseline's; in A/B mode both sides are compared with each other.
-    private func checkLikeWithLike(a: GateRunner.Side, b: GateRunner.Side) throws {
+    private func checkLikeWithLike(base basePlan: BenchmarkPlan?, a: GateRunner.Side, b: GateRunner.Side) throws {
         let differences: [String]
         do {
-            let base = try RecordedPlan.read(baseline)
+            let base = try basePlan ?? RecordedPlan.read(baseline)
             let side = { (side: GateRunner.Side) in try RunCommand.plan(arguments: RunArguments(base).words + side.extraArguments) }
             if let current {
                 differences = base.configurationDifferences(from: try RecordedPlan.read(current))

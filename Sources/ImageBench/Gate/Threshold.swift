@@ -21,20 +21,16 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     public let direction: MetricDirection?
     public let description: String
 
-    /// The metrics a threshold can name (every numeric metric of the catalog), and which way
-    /// each gets worse (nil: limits only).
-    public static let directions: [String: MetricDirection?] = Dictionary(uniqueKeysWithValues:
-        Metric.catalog.filter { !$0.identifies }.map { ($0.name, $0.better) })
-
     public init(parsing text: String) throws(ParseError) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        let valid = Self.directions.keys.sorted().joined(separator: ", ")
         guard let name = parts.first else { throw ParseError(description: "empty threshold") }
-        guard let direction = Self.directions[name] else {
+        // Any metric of the catalog but the ones that name a run; its direction is the catalog's.
+        guard let measured = Metric.named(name), !measured.identifies else {
+            let valid = Metric.catalog.filter { !$0.identifies }.map(\.name).sorted().joined(separator: ", ")
             throw ParseError(description: "unknown metric '\(name)' in threshold '\(text)' (valid: \(valid))")
         }
         metric = name
-        self.direction = direction
+        direction = measured.better
         description = parts.joined(separator: " ")
         switch parts.count {
         case 3 where ["<", "<=", ">", ">="].contains(parts[1]):

@@ -19,47 +19,17 @@ extension RunSummary {
         }
         return total
     }
-
-    /// The placeholder-time and ready-latency fields from (merged) histograms.
-    mutating func takeDistributions(placeholder: LatencyHistogram, ready: LatencyHistogram) {
-        placeholderP50Ms = placeholder.milliseconds(atPercentile: 50)
-        placeholderP95Ms = placeholder.milliseconds(atPercentile: 95)
-        placeholderP99Ms = placeholder.milliseconds(atPercentile: 99)
-        placeholderMeanMs = placeholder.meanMilliseconds
-        placeholderCount = placeholder.count
-        readyP50Ms = ready.milliseconds(atPercentile: 50)
-        readyP95Ms = ready.milliseconds(atPercentile: 95)
-        readyP99Ms = ready.milliseconds(atPercentile: 99)
-    }
-
-    /// The latency fields from a (merged) histogram.
-    mutating func takeLatency(from histogram: LatencyHistogram) {
-        latencyP50Ms = histogram.milliseconds(atPercentile: 50)
-        latencyP90Ms = histogram.milliseconds(atPercentile: 90)
-        latencyP95Ms = histogram.milliseconds(atPercentile: 95)
-        latencyP99Ms = histogram.milliseconds(atPercentile: 99)
-        latencyMaxMs = histogram.maxMilliseconds
-    }
 }
 
 extension RunResult {
     /// The clients of one cell as one result: summaries combined, histograms merged, requests
     /// concatenated (each keeps its client index).
     public static func combining(_ clients: [RunResult]) -> RunResult {
-        var latency = LatencyHistogram(), stages = StageHistograms(), placeholder = LatencyHistogram(), ready = LatencyHistogram()
-        for client in clients {
-            latency.add(client.latency)
-            stages.add(client.stages)
-            placeholder.add(client.placeholder)
-            ready.add(client.ready)
-        }
+        var distributions = RunDistributions()
+        for client in clients { distributions.add(client.distributions) }
         var summary = RunSummary.combining(clients.map(\.summary))
-        summary.takeLatency(from: latency)
-        summary.takeDistributions(placeholder: placeholder, ready: ready)
-        var result = RunResult(cell: clients[0].cell, summary: summary, requests: clients.flatMap(\.requests),
-                               latency: latency, stages: stages)
-        (result.placeholder, result.ready) = (placeholder, ready)
-        return result
+        distributions.fill(&summary)
+        return RunResult(cell: clients[0].cell, summary: summary, requests: clients.flatMap(\.requests), distributions: distributions)
     }
 }
 

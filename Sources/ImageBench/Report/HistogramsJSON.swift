@@ -14,9 +14,19 @@ public struct HistogramsJSON: ReportWriter {
         public let repetition: Int
         public let latency: LatencyHistogram
         public let stages: [String: LatencyHistogram]
-        /// Absent in files of imgbench 0.2 and before.
+        /// Absent in files of imgbench 0.1.
         public var placeholder: LatencyHistogram?
         public var ready: LatencyHistogram?
+
+        /// The run's distributions as written (empty where an older file has none).
+        public var distributions: RunDistributions {
+            var distributions = RunDistributions()
+            distributions.latency = latency
+            distributions.stages = StageHistograms(histograms: stages)
+            distributions.placeholder = placeholder ?? LatencyHistogram()
+            distributions.ready = ready ?? LatencyHistogram()
+            return distributions
+        }
     }
 
     public func render(_ results: BenchmarkResults) throws -> String {

@@ -19,7 +19,7 @@ public enum ShardMerge {
     public static func merge(_ directories: [String], plan: BenchmarkPlan, requireAllClients: Bool = true) throws(MergeError) -> Merged {
         let expected = plan.settings.clients
         var clientRows: [String: [(client: Int, summary: RunSummary)]] = [:]
-        var histograms: [String: Distributions] = [:]
+        var histograms: [String: RunDistributions] = [:]
         var seenClients: [Int: String] = [:]
         var cellOrder: [String] = []
         var requests = ""
@@ -56,7 +56,7 @@ public enum ShardMerge {
             }
             for run in runs {
                 let key = Self.key(run.strategy, run.concurrency, run.repetition)
-                histograms[key, default: Distributions()].add(run)
+                histograms[key, default: RunDistributions()].add(run.distributions)
             }
             let text = (try? String(contentsOf: url.appendingPathComponent("requests.csv"), encoding: .utf8)) ?? ""
             requests += requests.isEmpty ? text : String(text.drop { $0 != "\n" }.dropFirst())
@@ -80,13 +80,11 @@ public enum ShardMerge {
             guard let strategy = StrategyKind(rawValue: clients[0].summary.strategy) else {
                 throw MergeError(description: "unknown strategy \(clients[0].summary.strategy)")
             }
-            let histogram = histograms[key] ?? Distributions()
+            let distributions = histograms[key] ?? RunDistributions()
             var summary = RunSummary.combining(clients.map(\.summary))
-            summary.takeLatency(from: histogram.latency)
-            if histogram.placeholder.count > 0 { summary.takeDistributions(placeholder: histogram.placeholder, ready: histogram.ready) }
+            distributions.fill(&summary)
             var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition),
-                                   summary: summary, requests: records[key] ?? [], latency: histogram.latency, stages: histogram.stages)
-            (result.placeholder, result.ready) = (histogram.placeholder, histogram.ready)
+                                   summary: summary, requests: records[key] ?? [], distributions: distributions)
             result.clients = clients.count > 1 ? clients : []
             results.append(result)
         }
@@ -98,18 +96,6 @@ public enum ShardMerge {
                                          serverURL: "\(directories.count) shards", traceSeconds: workload["trace_seconds"] as? Double ?? 0,
                                          startedAt: Date(), environment: RunEnvironment.capture())
         return Merged(results: benchmark, requestsCSV: requests)
-    }
-
-    /// One cell's histograms, merged exactly over shards.
-    struct Distributions {
-        var latency = LatencyHistogram(), stages = StageHistograms(), placeholder = LatencyHistogram(), ready = LatencyHistogram()
-
-        mutating func add(_ run: HistogramsJSON.Run) {
-            latency.add(run.latency)
-            stages.add(StageHistograms(histograms: run.stages))
-            if let other = run.placeholder { placeholder.add(other) }
-            if let other = run.ready { ready.add(other) }
-        }
     }
 
     static func key(_ strategy: String, _ concurrency: Int, _ repetition: Int) -> String {

@@ -40,7 +40,6 @@ final class LoadRegistry {
     var isEmpty: Bool { loads.isEmpty }
     /// The id the next load will get.
     var nextID: Int { nextLoadID }
-    var all: Dictionary<Int, ActiveLoad>.Values { loads.values }
 
     subscript(loadID: Int) -> ActiveLoad? { loads[loadID] }
 

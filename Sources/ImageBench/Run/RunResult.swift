@@ -13,14 +13,28 @@ public struct RunResult: Sendable {
     public let cell: RunCell
     public let summary: RunSummary
     public let requests: [RequestRecord]
-    public let latency: LatencyHistogram
-    public let stages: StageHistograms
-    /// Placeholder time of every request.
-    public var placeholder = LatencyHistogram()
-    /// Ready latency of the displayed requests.
-    public var ready = LatencyHistogram()
+    public let distributions: RunDistributions
     /// What the embedded server saw during this run: the ground truth for faults it injected.
     public var server: ServerCounts?
     /// With `--clients`: each simulated user's own summary (this result combines them).
     public var clients: [(client: Int, summary: RunSummary)] = []
+
+    public init(cell: RunCell, summary: RunSummary, requests: [RequestRecord], distributions: RunDistributions) {
+        self.cell = cell
+        self.summary = summary
+        self.requests = requests
+        self.distributions = distributions
+    }
+
+    /// A result with only display latency and stages recorded.
+    public init(cell: RunCell, summary: RunSummary, requests: [RequestRecord], latency: LatencyHistogram, stages: StageHistograms) {
+        var distributions = RunDistributions()
+        (distributions.latency, distributions.stages) = (latency, stages)
+        self.init(cell: cell, summary: summary, requests: requests, distributions: distributions)
+    }
+
+    public var latency: LatencyHistogram { distributions.latency }
+    public var stages: StageHistograms { distributions.stages }
+    public var placeholder: LatencyHistogram { distributions.placeholder }
+    public var ready: LatencyHistogram { distributions.ready }
 }

@@ -8,10 +8,7 @@ struct RunTally {
     /// the machine, not the app, set its frame times.
     static let overloadedShare = 0.05
 
-    var latency = LatencyHistogram()
-    var stages = StageHistograms()
-    var placeholder = LatencyHistogram()
-    var ready = LatencyHistogram()
+    var distributions = RunDistributions()
     private var loopWakes = 0, lateWakes = 0
 
     var cancelledQueued = 0, cancelledInflight = 0, wastedCompletions = 0
@@ -84,7 +81,7 @@ struct RunTally {
     mutating func placeholder(of request: RequestRecord, endFrame: Int, frameNanoseconds: UInt64) -> UInt64 {
         let until = request.displayFrame ?? request.leftFrame ?? max(endFrame, request.visibleFrame)
         let nanoseconds = UInt64(max(0, until - request.visibleFrame)) * frameNanoseconds
-        placeholder.record(nanoseconds: nanoseconds)
+        distributions.placeholder.record(nanoseconds: nanoseconds)
         return nanoseconds
     }
 
@@ -145,8 +142,7 @@ struct RunTally {
         summary.retries = retries
         summary.httpRequests = httpRequests
         summary.decodeWarnings = decodeWarnings
-        summary.takeLatency(from: latency)
-        summary.takeDistributions(placeholder: placeholder, ready: ready)
+        distributions.fill(&summary)
         summary.hostLateFrames = lateWakes
         summary.hostOverloaded = loopWakes > 0 && Double(lateWakes) > Double(loopWakes) * Self.overloadedShare
         summary.placeholderRatio = visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0

@@ -63,7 +63,8 @@ public final class ScrollRun {
         var frame = 0, shown = 0..<0, lastOffset = trace.first?.offset ?? 0, downward = true
         var lastProgress: UInt64 = 0, partial = false
         while true {
-            MonotonicClock.sleep(until: start + UInt64(frame) * frameNanoseconds)
+            let vsync = start + UInt64(frame) * frameNanoseconds
+            MonotonicClock.sleep(until: vsync)
             if stop?.isRequested == true {
                 partial = true
                 break
@@ -71,7 +72,7 @@ public final class ScrollRun {
             var workStart = MonotonicClock.now()
             // How late the host woke the loop: its fault, not the app's (the app's own overrun
             // already moved `frame` past its work, so this wait was for a vsync still ahead).
-            tally.woke(late: workStart - min(workStart, start + UInt64(frame) * frameNanoseconds), frameNanoseconds: frameNanoseconds)
+            tally.woke(late: workStart - min(workStart, vsync), frameNanoseconds: frameNanoseconds)
             // Woken more than a frame late (a busy machine): the vsyncs in between are gone, and
             // this work belongs to the frame now on screen.
             let current = Int((workStart - start) / frameNanoseconds)
@@ -119,9 +120,7 @@ public final class ScrollRun {
         }
         var summary = tally.summarize(requests, of: self, duration: end - start, usage: ResourceUsage.now() - usageBefore)
         summary.partial = partial
-        var result = RunResult(cell: cell, summary: summary, requests: requests, latency: tally.latency, stages: tally.stages)
-        (result.placeholder, result.ready) = (tally.placeholder, tally.ready)
-        return result
+        return RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)
     }
 
     private func progressReport(frame: Int) -> RunProgress {
@@ -135,12 +134,12 @@ public final class ScrollRun {
     func display(_ id: Int, frame: Int, size: PixelSize, readyAt: UInt64? = nil) {
         let ready = readyAt.map { $0 - min($0, requests[id].requestedAt) } ?? 0
         requests[id].ready = ready
-        tally.ready.record(nanoseconds: ready)
+        tally.distributions.ready.record(nanoseconds: ready)
         let nanoseconds = UInt64(frame - requests[id].visibleFrame) * frameNanoseconds
         requests[id].outcome = .displayed
         requests[id].displayedSize = size
         requests[id].displayFrame = frame
         requests[id].latency = nanoseconds
-        tally.latency.record(nanoseconds: nanoseconds)
+        tally.distributions.latency.record(nanoseconds: nanoseconds)
     }
 }

@@ -1,0 +1,40 @@
+/// A run's distributions, kept whole (HdrHistogram): display latency, the pipeline stages,
+/// placeholder time and ready latency. They merge exactly across users and shards, and
+/// summary.csv's percentiles are read from them, never averaged.
+public struct RunDistributions: Sendable {
+    public var latency = LatencyHistogram()
+    public var stages = StageHistograms()
+    /// Placeholder time of every request.
+    public var placeholder = LatencyHistogram()
+    /// Ready latency of the displayed requests.
+    public var ready = LatencyHistogram()
+
+    public init() {}
+
+    /// Another run's samples added to these.
+    public mutating func add(_ other: RunDistributions) {
+        latency.add(other.latency)
+        stages.add(other.stages)
+        placeholder.add(other.placeholder)
+        ready.add(other.ready)
+    }
+
+    /// The summary's percentile fields from these. Placeholder time and ready latency only where
+    /// any were recorded: histograms.json of imgbench 0.1 has none, and the summary keeps its own.
+    public func fill(_ summary: inout RunSummary) {
+        summary.latencyP50Ms = latency.milliseconds(atPercentile: 50)
+        summary.latencyP90Ms = latency.milliseconds(atPercentile: 90)
+        summary.latencyP95Ms = latency.milliseconds(atPercentile: 95)
+        summary.latencyP99Ms = latency.milliseconds(atPercentile: 99)
+        summary.latencyMaxMs = latency.maxMilliseconds
+        guard placeholder.count > 0 else { return }
+        summary.placeholderP50Ms = placeholder.milliseconds(atPercentile: 50)
+        summary.placeholderP95Ms = placeholder.milliseconds(atPercentile: 95)
+        summary.placeholderP99Ms = placeholder.milliseconds(atPercentile: 99)
+        summary.placeholderMeanMs = placeholder.meanMilliseconds
+        summary.placeholderCount = placeholder.count
+        summary.readyP50Ms = ready.milliseconds(atPercentile: 50)
+        summary.readyP95Ms = ready.milliseconds(atPercentile: 95)
+        summary.readyP99Ms = ready.milliseconds(atPercentile: 99)
+    }
+}
