@@ -34,6 +34,19 @@ struct CommandFailure: Error {
     }
 }
 
+extension CommandFailure {
+    /// Like with like: `differences` between two configurations refuse a comparison (exit 2)
+    /// unless `allowed`; allowed, they are printed above it.
+    static func requireSameConfiguration(_ differences: [String], of what: String, allowed: Bool) throws {
+        guard !differences.isEmpty else { return }
+        let list = differences.joined(separator: "; ")
+        guard allowed else {
+            throw CommandFailure("the two \(what) ran different configurations: \(list) (pass --allow-config-change to compare anyway)")
+        }
+        print("configurations differ (allowed): \(list)")
+    }
+}
+
 extension RecordedPlan {
     /// A results directory's plan, reading directories of imgbench 0.1 through its recorded arguments.
     static func read(_ directory: String) throws -> BenchmarkPlan {

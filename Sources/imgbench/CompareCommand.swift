@@ -31,14 +31,8 @@ struct CompareCommand: ParsableCommand {
         let comparison = ResultsComparison(base: baseResults, new: newResults)
         // Like with like: the same settings (cells are matched one by one), unless told otherwise.
         if let basePlan = try? RecordedPlan.read(base), let newPlan = try? RecordedPlan.read(new) {
-            let differences = basePlan.configurationDifferences(from: newPlan).joined(separator: "; ")
-            if !differences.isEmpty {
-                guard allowConfigChange else {
-                    throw CommandFailure("the two directories ran different configurations: \(differences) "
-                                         + "(pass --allow-config-change to compare anyway)")
-                }
-                print("configurations differ (allowed): \(differences)")
-            }
+            try CommandFailure.requireSameConfiguration(basePlan.configurationDifferences(from: newPlan), of: "directories",
+                                                        allowed: allowConfigChange)
         } else {
             print("configurations not checked: a directory records no plan")
         }

@@ -175,12 +175,7 @@ struct GateCommand: ParsableCommand {
             }
             return print("imgbench gate: configurations not checked: \(CommandFailure.reason(error))")
         }
-        guard !differences.isEmpty else { return }
-        let list = differences.joined(separator: "; ")
-        guard allowConfigChange else {
-            throw CommandFailure("the two sides ran different configurations: \(list) (pass --allow-config-change to compare anyway)")
-        }
-        print("Configurations differ (allowed): \(list)")
+        try CommandFailure.requireSameConfiguration(differences, of: "sides", allowed: allowConfigChange)
     }
 
     /// Side A (the baseline's, in A/B mode) and side B (the candidate: the fresh run or side B).

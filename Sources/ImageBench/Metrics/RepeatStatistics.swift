@@ -47,15 +47,8 @@ public struct CellAggregate: Sendable {
 
     /// One aggregate per cell, in the order cells first ran.
     public static func of(_ results: [RunResult]) -> [CellAggregate] {
-        var order: [String] = []
-        var groups: [String: [RunSummary]] = [:]
-        for result in results {
-            let key = "\(result.cell.strategy.rawValue)|\(result.cell.concurrency)"
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(result.summary)
-        }
-        return order.map { key in
-            let summaries = groups[key]!
+        RunResult.byCell(results).map { runs in
+            let summaries = runs.map(\.summary)
             let estimates = Metric.aggregated.map { metric in
                 (metric, RepeatStatistics.median(summaries.map { metric.number(of: $0) ?? 0 }))
             }

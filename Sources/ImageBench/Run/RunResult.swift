@@ -33,6 +33,17 @@ public struct RunResult: Sendable {
         self.init(cell: cell, summary: summary, requests: requests, distributions: distributions)
     }
 
+    /// Results grouped by strategy × concurrency cell (their repeats), in the order cells first ran.
+    public static func byCell(_ results: [RunResult]) -> [[RunResult]] {
+        var order: [String] = [], groups: [String: [RunResult]] = [:]
+        for result in results {
+            let key = "\(result.cell.strategy.rawValue) ×\(result.cell.concurrency)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(result)
+        }
+        return order.map { groups[$0]! }
+    }
+
     public var latency: LatencyHistogram { distributions.latency }
     public var stages: StageHistograms { distributions.stages }
     public var placeholder: LatencyHistogram { distributions.placeholder }

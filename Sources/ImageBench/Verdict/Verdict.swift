@@ -35,13 +35,7 @@ public struct Verdict: Sendable {
 
     /// `traceFrames`: the trace's length in frames, for cutting it into segments.
     public init(_ results: [RunResult], traceFrames: Int) {
-        var order: [String] = [], groups: [String: [RunResult]] = [:]
-        for result in results {
-            let key = "\(result.cell.strategy.rawValue) ×\(result.cell.concurrency)"
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(result)
-        }
-        cells = order.map { Self.cell(groups[$0]!, traceFrames: traceFrames) }
+        cells = RunResult.byCell(results).map { Self.cell($0, traceFrames: traceFrames) }
         let ranked = cells.filter(\.validity.isValid).sorted { $0.placeholder.overall < $1.placeholder.overall }
         guard let fastest = ranked.first else {
             recommended = nil
