@@ -6,18 +6,22 @@ extension ChildProcessRuns {
     /// Sources that go away: a server killed mid-run, and one that was never there.
     @Suite("Sources that fail", .serialized)
     struct SourceFailureTests {
+        /// nginx serving one generated photo for every row's own URL (`/row/N.jpg`).
+        static func photoServer(in root: URL, seed: UInt64) throws -> Nginx {
+            let www = root.appendingPathComponent("www")
+            try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
+            let size = PixelSize(width: 320, height: 240)
+            try Data(try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: seed), size: size, channels: 3))
+                .write(to: www.appendingPathComponent("photo.jpg"))
+            return try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
+        }
+
         @Test("nginx killed mid-run: the run completes with connection errors counted, writes its reports, exits 0")
         func serverKilledMidRun() async throws {
             try await onOwnThread {
                 let root = try Fixtures.temporaryDirectory("killed-source")
                 defer { try? FileManager.default.removeItem(at: root) }
-                let www = root.appendingPathComponent("www")
-                try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-                let size = PixelSize(width: 320, height: 240)
-                try Data(try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: 4), size: size, channels: 3))
-                    .write(to: www.appendingPathComponent("photo.jpg"))
-                // Every row its own URL, all answered with the same file.
-                let nginx = try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
+                let nginx = try Self.photoServer(in: root, seed: 4)
                 let out = root.appendingPathComponent("results")
                 let imgbench = try BackgroundRun(["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "1500", "--strategies", "threads",
                                              "--out", out.path], log: root.appendingPathComponent("stderr.log"))
@@ -42,12 +46,7 @@ extension ChildProcessRuns {
             try await onOwnThread {
                 let root = try Fixtures.temporaryDirectory("gone-for-one")
                 defer { try? FileManager.default.removeItem(at: root) }
-                let www = root.appendingPathComponent("www")
-                try FileManager.default.createDirectory(at: www, withIntermediateDirectories: true)
-                let size = PixelSize(width: 320, height: 240)
-                try Data(try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: 5), size: size, channels: 3))
-                    .write(to: www.appendingPathComponent("photo.jpg"))
-                let nginx = try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
+                let nginx = try Self.photoServer(in: root, seed: 5)
                 let out = root.appendingPathComponent("results")
                 let imgbench = try BackgroundRun(["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "600", "--strategies", "threads,gcd",
                                                   "--out", out.path], log: root.appendingPathComponent("stderr.log"))
