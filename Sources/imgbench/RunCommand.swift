@@ -68,6 +68,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Rounds of every cell to run first and not count.")
     var warmup = defaults.warmup
 
+    @Option(help: "Seconds of the trace each cell plays just before every measured run, not counted (0 to 60; 0: none).")
+    var warmupSeconds = defaults.warmupSeconds
+
     @Option(help: "Distinct images in the feed (default: rows/2, at most 2000).")
     var images: Int?
 
@@ -126,7 +129,7 @@ struct RunCommand: ParsableCommand {
         }
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
         if !results.results.isEmpty { print(Verdict(results).lines.joined(separator: "\n") + "\n") }
-        print(ComparisonTable(results.results).text(bold: isatty(STDOUT_FILENO) == 1))
+        print(ComparisonTable(results).text(bold: isatty(STDOUT_FILENO) == 1))
         print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
         if let reason = results.stoppedBy {
@@ -157,6 +160,7 @@ struct RunCommand: ParsableCommand {
         options.prefetch = prefetch
         options.repeats = `repeat`
         options.warmup = warmup
+        options.warmupSeconds = warmupSeconds
         options.images = images
         options.timeoutSeconds = timeout
         options.stallTimeoutSeconds = stallTimeout

@@ -18,6 +18,7 @@ public struct RunArguments: Sendable, Equatable {
             ("--memory-cache-mb", String(s.memoryCacheBytes / 1_048_576)), ("--disk-cache-mb", String(s.diskCacheBytes / 1_048_576)),
             ("--disk-read", s.diskRead.rawValue), ("--prefetch", String(s.prefetch)),
             ("--repeat", String(plan.repeats)), ("--warmup", String(plan.warmups)),
+            ("--warmup-seconds", Format.compact(plan.warmupSeconds)),
             ("--timeout", Format.compact(Double(s.fetchLimits.timeoutMilliseconds) / 1000)),
             ("--stall-timeout", String(s.fetchLimits.stallMilliseconds / 1000)), ("--retries", String(s.retry.retries)),
             ("--max-pixels", String(s.decodeLimits.maxPixels)), ("--max-bytes", String(s.fetchLimits.maxBytes)),

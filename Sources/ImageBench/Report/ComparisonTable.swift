@@ -1,7 +1,8 @@
 import Foundation
 
 /// The side-by-side table of runs that the terminal and `report.md` show: the metrics a person
-/// compares strategies by, one row per run, with the best value of each column marked.
+/// compares strategies by, one row per run, with the best cell of each column marked where the
+/// difference is beyond the noise.
 public struct ComparisonTable: Sendable {
     struct Column: Sendable {
         let title: String
@@ -47,27 +48,41 @@ public struct ComparisonTable: Sendable {
 
     public let header: [String]
     public let rows: [[String]]
-    /// For each row, the columns where it holds the best value (ties all count).
+    /// For each row, the columns where its cell is best beyond the noise.
     public let best: [Set<Int>]
+    /// Whether every cell ran once, so only the column with a single-run interval can be marked.
+    let singleRuns: Bool
 
-    public init(_ results: [RunResult]) {
+    /// The table of a whole benchmark.
+    public init(_ benchmark: BenchmarkResults) {
+        self.init(benchmark.results, traceFrames: Verdict.traceFrames(benchmark))
+    }
+
+    /// `traceFrames` cuts the trace into the segments mean placeholder time is compared over.
+    public init(_ results: [RunResult], traceFrames: Int) {
         let summaries = results.map(\.summary)
         header = Self.columns.map(\.title)
         rows = summaries.map { summary in Self.columns.map { $0.format(summary) } }
+        // Only valid cells compete: not the control, not failed, stopped or overloaded runs.
+        let cells = RunResult.byCell(results).filter { CellValidity($0.map(\.summary)).isValid }
+        singleRuns = cells.allSatisfy { $0.count == 1 }
         var best = Array(repeating: Set<Int>(), count: summaries.count)
-        // Only valid runs compete: not the control, not failed, stopped or overloaded runs.
-        let ranked = summaries.indices.filter { CellValidity(summaries[$0]).isValid }
-        if ranked.count > 1 {
+        if cells.count > 1 {
             for (index, column) in Self.columns.enumerated() {
-                guard let metric = column.ranked else { continue }
-                let values = ranked.map { metric.number(of: summaries[$0]) ?? 0 }
-                let target = metric.better == .lowerIsBetter ? values.min()! : values.max()!
-                // A column where every row is equal has no winner worth marking.
-                guard values.contains(where: { $0 != target }) else { continue }
-                for (position, value) in values.enumerated() where value == target { best[ranked[position]].insert(index) }
+                guard let metric = column.ranked,
+                      let winner = BeyondNoise.winner(metric, cells, traceFrames: traceFrames) else { continue }
+                for (row, result) in results.enumerated() where result.cell.strategy == winner.strategy && result.cell.concurrency == winner.concurrency {
+                    best[row].insert(index)
+                }
             }
         }
         self.best = best
+    }
+
+    /// What a star means, under the table.
+    var legend: String {
+        "* best in its column beyond the noise (ph mean: paired t over trace segments; other columns: 95% intervals over repeats "
+            + "do not overlap)" + (singleRuns ? "; with one run per cell only ph mean can be marked (--repeat 3 marks the others)" : "")
     }
 
     /// Aligned columns for a terminal: text left, numbers right, the best value of each column
@@ -90,16 +105,17 @@ public struct ComparisonTable: Sendable {
         }
         let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
         var lines = [line(header, row: nil), rule] + cells.enumerated().map { line($1, row: $0) }
-        if marking { lines.append("* best in its column") }
+        lines.append(legend)
         return lines.joined(separator: "\n")
     }
 
-    /// A GitHub-flavoured Markdown table, best values in bold.
+    /// A GitHub-flavoured Markdown table, best values in bold, what bold means under it.
     public var markdown: String {
         let align = header.indices.map { $0 == 0 ? ":---" : "---:" }
         let cells = rows.enumerated().map { row, fields in
             fields.enumerated().map { column, field in best[row].contains(column) ? "**\(field)**" : field }
         }
         return ([header, align] + cells).map { "| " + $0.joined(separator: " | ") + " |" }.joined(separator: "\n")
+            + "\n\n" + legend.replacingOccurrences(of: "* best", with: "Bold: best")
     }
 }

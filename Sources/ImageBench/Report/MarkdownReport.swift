@@ -8,7 +8,7 @@ public struct MarkdownReport: ReportWriter {
 
     /// The headline findings as a list, with a heading; nothing when there is nothing to compare.
     func findings(_ results: BenchmarkResults) -> String {
-        let sentences = Findings.sentences(results.results)
+        let sentences = Findings.sentences(results)
         guard !sentences.isEmpty else { return "" }
         return "## Findings\n\n" + sentences.map { "- \($0)" }.joined(separator: "\n") + "\n\n## All numbers\n\n"
     }
@@ -38,7 +38,7 @@ public struct MarkdownReport: ReportWriter {
         Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, \
         \(settings.source == .embedded ? "served by the embedded server" : "from \(settings.source.description)").
 
-        \(findings(results))\(ComparisonTable(results.results).markdown)
+        \(findings(results))\(ComparisonTable(results).markdown)
 
         Latency is display latency: from the frame a row became visible to the frame its image was displayed \
         (memory hits count as 0 ms; rows that left first are "never shown" and not in the percentiles).

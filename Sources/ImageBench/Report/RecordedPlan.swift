@@ -28,7 +28,10 @@ public enum RecordedPlan {
                 + "run the configuration again with imgbench run, or pass --current")
         }
         do {
-            return try legacy(arguments)
+            // imgbench 0.1 played no warm-up before its runs; today's default would add one.
+            var plan = try legacy(arguments)
+            plan.warmupSeconds = 0
+            return plan
         } catch {
             throw LoadError(description: "\(file.path): cannot read its recorded arguments \(arguments.joined(separator: " ")): \(error)")
         }

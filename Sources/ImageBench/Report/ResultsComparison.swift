@@ -42,22 +42,29 @@ public struct ResultsComparison: Sendable {
         return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }
 
-    /// A table per cell: metric, base, new, change.
+    /// A table per cell: metric, base, new, change and whether the change is beyond the noise,
+    /// under the cell's verdict.
     public var text: String {
         var output = "base: \(base.path)\nnew:  \(new.path)\n"
         let width = max(6, lines.map(\.metric.count).max() ?? 0)
+        let verdicts = Dictionary(cellVerdicts().map { ($0.cell, $0.text) }, uniquingKeysWith: { a, _ in a })
         var cell = ""
         for line in lines {
             if line.cell != cell {
                 cell = line.cell
-                output += "\n\(cell)\n"
+                output += "\n\(cell): \(verdicts[cell] ?? "")\n"
                 output += "  " + "metric".padding(toLength: width, withPad: " ", startingAt: 0)
-                    + "          base           new     change\n"
+                    + "          base           new     change  beyond noise\n"
             }
             let change = Self.padLeft(line.relativeChange.map(Format.change) ?? "new", 9)
             output += "  " + line.metric.padding(toLength: width, withPad: " ", startingAt: 0)
                 + " " + Self.padLeft(Format.compact(line.base), 13) + " " + Self.padLeft(Format.compact(line.new), 13)
-                + " " + change + "\n"
+                + " " + change + "  " + noise(of: line) + "\n"
+        }
+        if !lines.isEmpty {
+            output += "\nbeyond noise: Mann–Whitney over the repeats at α = \(Self.alpha) (\"?\": fewer than "
+                + "\(MannWhitney.runsNeeded(alpha: Self.alpha)) runs a side cannot tell); each cell's verdict: "
+                + "a paired t over the trace's segments of the two requests.csv\n"
         }
         if lines.isEmpty { output += "\nno strategy × concurrency cell is in both directories\n" }
         if !unmatched.isEmpty { output += "\nonly in one directory: \(unmatched.joined(separator: ", "))\n" }

@@ -55,7 +55,8 @@ public struct SummaryJSON: ReportWriter {
                 "disk_read": settings.diskRead.rawValue, "prefetch": settings.prefetch,
                 "inject": settings.injection.description,
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
-                "repeat": results.plan.repeats, "warmup": results.plan.warmups, "transport": settings.transport.rawValue,
+                "repeat": results.plan.repeats, "warmup": results.plan.warmups,
+                "warmup_seconds": results.plan.warmupSeconds, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,
                 "max_pixels": settings.decodeLimits.maxPixels, "arguments": RunArguments(results.plan).words,
                 "faults": settings.faults.description, "retries": settings.retry.retries,
@@ -73,6 +74,7 @@ public struct SummaryJSON: ReportWriter {
             "partial": results.partial, "stopped_by": results.stoppedBy ?? NSNull(),
             "aggregate": aggregate,
             "aggregate_method": "median over repeats; 95% percentile bootstrap interval (2000 resamples, seeded)",
+            "verdict": Verdict(results).jsonObject,
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"

@@ -89,15 +89,13 @@ public enum Benchmark {
         var results: [RunResult] = []
         for (index, cell) in cells.enumerated() where stop?.isRequested != true {
             observer?.runStarted(cell, index: index, of: cells.count)
+            if cell.repetition > 0 && plan.warmupSeconds > 0 {
+                warmUp(cell, seconds: plan.warmupSeconds, workload: workload, settings: settings, stop: stop, observer: observer)
+                if stop?.isRequested == true { break }
+            }
             let diskCache = try diskCaches?.cacheForRun(index)
             let before = server?.counts
-            var result: RunResult
-            if settings.clients == 1 {
-                let run = ScrollRun(workload: workload, settings: settings, cell: cell, diskCache: diskCache, stop: stop)
-                result = run.run { progress in observer?.runProgress(cell, progress) }
-            } else {
-                result = runClients(cell, workload: workload, settings: settings, stop: stop, observer: observer)
-            }
+            var result = runCell(cell, workload: workload, settings: settings, diskCache: diskCache, stop: stop, observer: observer)
             if let server, let before { result.server = server.counts - before }
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
@@ -109,17 +107,42 @@ public enum Benchmark {
                                 environment: RunEnvironment.capture(), stoppedBy: stop?.reason)
     }
 
+    /// One run of a cell: one simulated user on this thread, or every user of this process's
+    /// slice at once. `frames` cuts each user's trace short (the warm-up).
+    static func runCell(_ cell: RunCell, workload: Workload, settings: RunSettings, diskCache: DiskCache? = nil,
+                        frames: Int? = nil, stop: StopRequest?, observer: (any BenchmarkObserver)?) -> RunResult {
+        if settings.clients == 1 {
+            let run = ScrollRun(workload: workload.prefix(frames: frames), settings: settings, cell: cell, diskCache: diskCache, stop: stop)
+            return run.run { progress in observer?.runProgress(cell, progress) }
+        }
+        return runClients(cell, workload: workload, settings: settings, frames: frames, stop: stop, observer: observer)
+    }
+
+    /// `--warmup-seconds`: the cell plays the first seconds of its trace just before it is
+    /// measured, on caches of its own (no disk cache), and the result is dropped. What it warms
+    /// is the process: Dispatch's thread pool (which grows by about a thread a second while work
+    /// blocks, so a cold operation-queue run reaches only part of its limit), the allocator, the
+    /// code. It stops when its trace ends, cancelling what is left, rather than settling.
+    static func warmUp(_ cell: RunCell, seconds: Double, workload: Workload, settings: RunSettings, stop: StopRequest?,
+                       observer: (any BenchmarkObserver)?) {
+        var short = settings
+        short.settleSeconds = 0
+        let warmCell = RunCell(strategy: cell.strategy, concurrency: cell.concurrency, repetition: 0)
+        _ = runCell(warmCell, workload: workload, settings: short, frames: Int(seconds * Double(settings.fps)),
+                    stop: stop, observer: observer)
+    }
+
     /// `--clients`: every simulated user of this process's slice runs the cell at once, each on a
     /// thread of its own with its own trace (the seed plus its index), viewport, memory cache,
     /// scheduler and connections, all sharing the machine. Progress follows the first.
-    static func runClients(_ cell: RunCell, workload: Workload, settings: RunSettings, stop: StopRequest?,
+    static func runClients(_ cell: RunCell, workload: Workload, settings: RunSettings, frames: Int? = nil, stop: StopRequest?,
                            observer: (any BenchmarkObserver)?) -> RunResult {
         let indices = Array(settings.clientIndices)
         let results = Locked<[Int: RunResult]>([:])
         let group = DispatchGroup()
         for client in indices {
             group.enter()
-            let own = workload.forClient(client, settings: settings)
+            let own = workload.forClient(client, settings: settings).prefix(frames: frames)
             Thread.detachNewThread {
                 let run = ScrollRun(workload: own, settings: settings, cell: cell, stop: stop, client: client)
                 let result = run.run { progress in if client == indices[0] { observer?.runProgress(cell, progress) } }

@@ -8,14 +8,32 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
     public var repeats: Int
     /// Rounds of every cell run first and not counted (repetition 0 in progress output).
     public var warmups: Int
+    /// Seconds of the trace each cell plays just before every measured run, not counted, so no
+    /// run is measured cold (`--warmup-seconds`; 0 turns it off).
+    public var warmupSeconds: Double
 
     public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
-                warmups: Int = 0) {
+                warmups: Int = 0, warmupSeconds: Double = 0) {
         self.settings = settings
         self.strategies = strategies
         self.concurrencies = concurrencies
         self.repeats = repeats
         self.warmups = warmups
+        self.warmupSeconds = warmupSeconds
+    }
+
+    /// The longest `--warmup-seconds`: past a minute it is a measured run that is thrown away.
+    public static let warmupSecondsRange: ClosedRange<Double> = 0...60
+
+    /// Plans of imgbench 0.2 have no `warmupSeconds`: they ran without one.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(settings: try container.decode(RunSettings.self, forKey: .settings),
+                  strategies: try container.decode([StrategyKind].self, forKey: .strategies),
+                  concurrencies: try container.decode([Int].self, forKey: .concurrencies),
+                  repeats: try container.decode(Int.self, forKey: .repeats),
+                  warmups: try container.decode(Int.self, forKey: .warmups),
+                  warmupSeconds: try container.decodeIfPresent(Double.self, forKey: .warmupSeconds) ?? 0)
     }
 
     /// Runs that count (warm-ups excluded).
@@ -62,6 +80,8 @@ extension BenchmarkPlan {
         for limit in concurrencies { try check(limit > 0, "--concurrency: '\(limit)' is not a whole number of at least 1") }
         try check(repeats > 0, "--repeat must be at least 1 (got \(repeats))")
         try check(warmups >= 0, "--warmup must not be negative (got \(warmups))")
+        try check(Self.warmupSecondsRange.contains(warmupSeconds),
+                  "--warmup-seconds must be between 0 and 60 (got \(Format.compact(warmupSeconds)))")
         try check(s.prefetch >= 0, "--prefetch must not be negative (got \(s.prefetch))")
         try check(s.memoryCacheBytes >= 0, "--memory-cache-mb must not be negative")
         try check(s.diskCacheBytes > 0, "--disk-cache-mb must be at least 1 (got \(s.diskCacheBytes / 1_048_576))")

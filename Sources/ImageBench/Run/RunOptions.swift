@@ -24,6 +24,8 @@ public struct RunOptions: Sendable {
     public var prefetch = 0
     public var repeats = 1
     public var warmup = 0
+    /// Long enough for Dispatch's pool to grow to a limit of 5 (about a thread a second).
+    public var warmupSeconds = 5.0
     public var images: Int?
     public var timeoutSeconds = 10.0
     public var stallTimeoutSeconds = 5
@@ -92,7 +94,8 @@ public struct RunOptions: Sendable {
         }
         let kinds: [StrategyKind] = strategies == "all" ? StrategyKind.allCases
             : try Self.list(strategies, flag: "--strategies").map { text throws(PlanError) in try Self.parse(text, flag: "--strategies") }
-        let plan = BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: repeats, warmups: warmup)
+        let plan = BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: repeats, warmups: warmup,
+                                 warmupSeconds: warmupSeconds)
         try plan.validate()
         return plan
     }

@@ -45,6 +45,13 @@ public struct Workload: Sendable {
         return Workload(feed: feed, images: images, viewport: viewport, trace: trace)
     }
 
+    /// The same workload on the first `frames` frames of the trace (nil: all of it).
+    public func prefix(frames: Int?) -> Workload {
+        guard let frames, frames < trace.frames.count else { return self }
+        return Workload(feed: feed, images: images, viewport: viewport,
+                        trace: ScrollTrace(fps: trace.fps, frames: Array(trace.frames.prefix(max(1, frames)))))
+    }
+
     public init(feed: Feed, images: [ImageReference], viewport: Viewport, trace: ScrollTrace) {
         precondition(images.count >= feed.imageCount, "every feed image needs a reference")
         self.feed = feed

@@ -23,31 +23,48 @@ public struct SegmentMeans: Sendable, Equatable {
         public let segment: Int
     }
 
+    /// One request's placeholder time: in which repeat, from which frame.
+    public struct Sample: Sendable {
+        public let repetition: Int
+        public let visibleFrame: Int
+        public let milliseconds: Double
+
+        public init(repetition: Int, visibleFrame: Int, milliseconds: Double) {
+            (self.repetition, self.visibleFrame, self.milliseconds) = (repetition, visibleFrame, milliseconds)
+        }
+    }
+
     /// The placeholder times of `runs` (the repeats of one cell), cut by the frame each row
     /// appeared in, over a trace of `traceFrames` frames.
     public init(placeholdersOf runs: [RunResult], traceFrames: Int) {
-        var sums: [Key: (total: Double, count: Int)] = [:]
-        var total = 0.0, count = 0
-        for run in runs {
-            for request in run.requests {
-                guard let placeholder = request.placeholder else { continue }
-                let milliseconds = Double(placeholder) / 1e6
-                let segment = min(Self.segments - 1, max(0, request.visibleFrame * Self.segments / max(1, traceFrames)))
-                let key = Key(repetition: run.cell.repetition, segment: segment)
-                sums[key, default: (0, 0)].total += milliseconds
-                sums[key, default: (0, 0)].count += 1
-                total += milliseconds
-                count += 1
+        self.init(runs.flatMap { run in
+            run.requests.compactMap { request in
+                request.placeholder.map { Sample(repetition: run.cell.repetition, visibleFrame: request.visibleFrame, milliseconds: Double($0) / 1e6) }
             }
-        }
-        means = sums.mapValues { $0.total / Double($0.count) }
-        overall = count > 0 ? total / Double(count) : 0
-        requests = count
+        }, traceFrames: traceFrames)
     }
 
-    /// The 95% interval of the mean: t over the stretch means. Nil with fewer than two stretches.
+    /// The same from samples (read back from requests.csv by `compare`).
+    public init(_ samples: [Sample], traceFrames: Int) {
+        var sums: [Key: (total: Double, count: Int)] = [:]
+        var total = 0.0
+        for sample in samples {
+            let segment = min(Self.segments - 1, max(0, sample.visibleFrame * Self.segments / max(1, traceFrames)))
+            let key = Key(repetition: sample.repetition, segment: segment)
+            sums[key, default: (0, 0)].total += sample.milliseconds
+            sums[key, default: (0, 0)].count += 1
+            total += sample.milliseconds
+        }
+        means = sums.mapValues { $0.total / Double($0.count) }
+        overall = samples.isEmpty ? 0 : total / Double(samples.count)
+        requests = samples.count
+    }
+
+    /// The 95% interval of the mean: t over the stretch means, cut at zero (a time is never
+    /// negative; the t interval is symmetric and would say so for a short, noisy mean). Nil with
+    /// fewer than two stretches.
     public var interval: Interval? {
-        Interval.of(Array(means.values), center: overall)
+        Interval.of(Array(means.values), center: overall).map { Interval(center: $0.center, low: max(0, $0.low), high: $0.high, n: $0.n) }
     }
 
     /// How much higher this cell's mean is than `other`'s, paired stretch by stretch, with its

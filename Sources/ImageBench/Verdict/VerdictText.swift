@@ -45,7 +45,7 @@ extension Verdict {
         case .async where cell.transport == TransportKind.blocking.rawValue:
             "with the blocking transport each load holds one of Swift's cooperative threads (one per core); --transport multi lets it reach its limit."
         case .operationQueue, .gcd:
-            "Dispatch's pool grows by about a thread a second while work blocks; a warm-up run (--warmup 1) or --transport multi lets it reach its limit."
+            "Dispatch's pool grows by about a thread a second while work blocks; a longer warm-up (--warmup-seconds 10) or --transport multi lets it reach its limit."
         default:
             "the feed did not ask for more at once."
         }

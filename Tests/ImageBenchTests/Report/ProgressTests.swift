@@ -7,7 +7,9 @@ extension ChildProcessRuns {
     /// place with a bar and an ETA; piped, one line per run of the matrix.
     @Suite("Terminal progress")
     struct ProgressTests {
-        static let arguments = ["--rows", "400", "--images", "40", "--strategies", "threads,gcd", "--network", "loopback"]
+        // A short warm-up, so its progress shows too.
+        static let arguments = ["--rows", "400", "--images", "40", "--strategies", "threads,gcd", "--network", "loopback",
+                                "--warmup-seconds", "1"]
 
         @Test("under a pseudo-terminal the bar updates in place; piped, one line per matrix cell")
         func progress() async throws {
@@ -30,12 +32,14 @@ extension ChildProcessRuns {
                                              + ["--out", directory.appendingPathComponent("tty").path])
                 #expect(terminal.contains("\\r\\x1b[K"), "no in-place redraw: \(terminal.prefix(300))")
                 #expect(terminal.contains("ETA") && terminal.contains("[#"), "no bar: \(terminal.prefix(300))")
+                #expect(terminal.contains("threads ×5 warm-up"), "the warm-up before the run shows: \(terminal.prefix(600))")
 
                 let piped = try BackgroundRun(Self.arguments + ["--out", directory.appendingPathComponent("pipe").path],
                                               log: directory.appendingPathComponent("stderr.log"))
                 piped.process.waitUntilExit()
                 let lines = piped.output.split(separator: "\n")
                 #expect(!piped.output.contains("\r") && !piped.output.contains("\u{1B}["), "escapes in a log")
+                // One line per measured run: the warm-ups before them print none.
                 #expect(lines.filter { $0.hasPrefix("[") }.map { String($0.prefix(5)) } == ["[1/2]", "[2/2]"], "\(lines)")
             }
         }

@@ -33,22 +33,44 @@ struct ReportTests {
                   summary: summary, requests: [], latency: LatencyHistogram(), stages: StageHistograms())
     }
 
-    @Test("the comparison table marks the best value of each column, and only where values differ")
+    /// Runs of one cell, repeat by repeat, each with its p95, memory hits and never-shown count.
+    static func repeats(_ strategy: String, _ limit: Int, p95: [Double], hits: [Int], never: [Int]) -> [RunResult] {
+        p95.indices.map { index in
+            var summary = Self.summary(strategy: strategy, concurrency: limit, p95: p95[index], hitRate: hits[index])
+            summary.repetition = index + 1
+            summary.neverDisplayed = never[index]
+            return RunResult(cell: RunCell(strategy: StrategyKind(rawValue: strategy)!, concurrency: limit, repetition: index + 1),
+                             summary: summary, requests: [], latency: LatencyHistogram(), stages: StageHistograms())
+        }
+    }
+
+    @Test("the table marks a cell best only beyond the noise: over repeats when intervals part; never from one run each")
     func bestMarks() {
-        let table = ComparisonTable([
-            Self.result(Self.summary(strategy: "gcd", concurrency: 5, p95: 80, hitRate: 40)),
-            Self.result(Self.summary(strategy: "threads", concurrency: 5, p95: 60, hitRate: 30)),
-        ])
-        let p95 = table.header.firstIndex(of: "p95 ms")!
-        let hit = table.header.firstIndex(of: "mem hit")!
-        let p50 = table.header.firstIndex(of: "p50 ms")!
-        #expect(table.best[1].contains(p95) && !table.best[0].contains(p95))
-        #expect(table.best[0].contains(hit) && !table.best[1].contains(hit))
-        #expect(!table.best[0].contains(p50) && !table.best[1].contains(p50))  // a tie everywhere: no mark
-        let text = table.text()
-        #expect(text.contains("60*"))
-        #expect(text.contains("* best in its column"))
-        #expect(table.markdown.contains("**60**"))
+        let runs = Self.repeats("gcd", 5, p95: [80, 81, 82], hits: [40, 41, 42], never: [10, 20, 30])
+            + Self.repeats("threads", 5, p95: [60, 61, 62], hits: [30, 31, 32], never: [15, 25, 35])
+        let table = ComparisonTable(runs, traceFrames: 1_000)
+        let column = { (title: String) in table.header.firstIndex(of: title)! }
+        // Every repeat of the better cell carries the mark.
+        #expect((0..<3).allSatisfy { !table.best[$0].contains(column("p95 ms")) && table.best[$0 + 3].contains(column("p95 ms")) })
+        #expect((0..<3).allSatisfy { table.best[$0].contains(column("mem hit")) && !table.best[$0 + 3].contains(column("mem hit")) })
+        // Overlapping intervals (10–30 against 15–35): a tie, unmarked; equal everywhere: unmarked.
+        #expect(table.best.allSatisfy { !$0.contains(column("never shown")) && !$0.contains(column("p50 ms")) })
+        #expect(table.text().contains("61*") && table.markdown.contains("**61**"))
+        #expect(!table.text().contains("--repeat 3"))
+
+        // One run each: the same 20 ms gap in p95 is no evidence; the legend says what would be.
+        let single = ComparisonTable([runs[1], runs[4]], traceFrames: 1_000)
+        #expect(single.best.allSatisfy { $0.isEmpty })
+        #expect(single.text().contains("with one run per cell only ph mean can be marked (--repeat 3 marks the others)"))
+    }
+
+    @Test("one run each: mean placeholder time is marked when the paired segments show it, not when they do not")
+    func placeholderMark() {
+        let column = ComparisonTable.columns.firstIndex { $0.title == "ph mean ms" }!
+        let clear = ComparisonTable([VerdictTests.run(.gcd, 5, mean: 20), VerdictTests.run(.threads, 5, mean: 10)], traceFrames: 1_000)
+        #expect(!clear.best[0].contains(column) && clear.best[1].contains(column))
+        let tie = ComparisonTable([VerdictTests.run(.threads, 5, mean: 10.2), VerdictTests.run(.gcd, 5, mean: 10)], traceFrames: 1_000)
+        #expect(tie.best.allSatisfy { !$0.contains(column) })
     }
 
     @Test("compare reads two results directories and reports each shared metric's relative change")
@@ -97,29 +119,43 @@ extension ReportTests {
         return benchmark(runs)
     }
 
-    @Test("report.md's findings state the numbers summary.csv has")
+    @Test("report.md's findings name a better strategy only beyond the noise, with the aggregate's numbers and their n")
     func findings() throws {
-        let results = Self.results([("threads", 1, 120, 40), ("gcd", 1, 150, 45), ("threads", 5, 80, 50), ("gcd", 5, 100, 50)])
-        let csv = CSVTable.parse(try SummaryCSV().render(results))
-        let row = { (strategy: String, limit: String) in
-            Dictionary(uniqueKeysWithValues: zip(csv[0], csv.dropFirst().first { $0[0] == strategy && $0[1] == limit }!))
+        let runs = Self.repeats("threads", 1, p95: [119, 120, 121], hits: [40, 40, 40], never: [10, 10, 10])
+            + Self.repeats("gcd", 1, p95: [149, 150, 151], hits: [44, 45, 46], never: [10, 10, 10])
+            + Self.repeats("threads", 5, p95: [79, 80, 81], hits: [50, 50, 50], never: [10, 10, 10])
+            + Self.repeats("gcd", 5, p95: [78, 100, 120], hits: [50, 50, 50], never: [10, 10, 10])
+        let results = Self.benchmark(runs)
+        let csv = CSVTable.parse(try SummaryAggregateCSV().render(results))
+        let median = { (strategy: String, limit: String, column: String) in
+            Dictionary(uniqueKeysWithValues: zip(csv[0], csv.dropFirst().first { $0[0] == strategy && $0[1] == limit }!))[column]!
         }
         let markdown = try MarkdownReport().render(results)
-        let threads5 = row("threads", "5")["latency_p95_ms"]!, gcd5 = row("gcd", "5")["latency_p95_ms"]!
-        #expect(markdown.contains("- At a limit of 5, threads had the lowest p95 display latency, \(threads5) ms, 20% below gcd (\(gcd5) ms)."),
-                "\(markdown)")
-        #expect(markdown.contains("- At a limit of 1, gcd had the highest memory hit rate, 45.0%, 5.0 points above threads (40.0%)."))
+        let (threads1, gcd1) = (median("threads", "1", "latency_p95_ms_median"), median("gcd", "1", "latency_p95_ms_median"))
+        #expect(markdown.contains("- At a limit of 1, threads had the lowest p95 display latency, \(threads1) ms, n = 90 shown per run, "
+                                  + "20% below gcd (\(gcd1) ms, n = 90 shown per run), beyond the noise."), "\(markdown)")
+        // 80 (79–81) against 100 (78–120): the intervals meet, so no winner is named.
+        #expect(markdown.contains("- At a limit of 5, no strategy's p95 display latency differed beyond the noise (threads 80.000 ms, "
+                                  + "n = 90 shown per run; gcd 100.000 ms, n = 90 shown per run), over repeats."), "\(markdown)")
+        #expect(markdown.contains("- At a limit of 1, gcd had the highest memory hit rate, 45.0%, 5.0 points above threads (40.0%), beyond the noise."))
         #expect(markdown.contains("- At a limit of 5, every strategy had the same memory hit rate, 50.0%."))
-        #expect(markdown.contains("- threads: p95 display latency went from 120.000 ms at a limit of 1 to 80.000 ms at 5 (-33%)."))
+        #expect(markdown.contains("- threads: p95 display latency went from 120.000 ms (n = 90 shown per run) at a limit of 1 to "
+                                  + "80.000 ms (n = 90 shown per run) at 5 (-33%), beyond the noise."))
+
+        // One run each: the same gap is reported with its numbers, and not called.
+        let single = try MarkdownReport().render(Self.results([("threads", 5, 80, 50), ("gcd", 5, 100, 50)]))
+        #expect(single.contains("- At a limit of 5, no strategy's p95 display latency differed beyond the noise (threads 80.000 ms, "
+                                + "n = 90 shown; gcd 100.000 ms, n = 90 shown); one run each cannot tell (--repeat 3 can)."), "\(single)")
     }
 }
 
 extension ReportTests {
     @Test("the HTML comparison is well-formed, one row per metric, worse in red and better in green")
     func comparisonHTML() throws {
-        let base = try GateTests.directory(p95: [100, 100], hitRates: [0.5, 0.5])
-        let new = try GateTests.directory(p95: [130, 130], hitRates: [0.6, 0.6])
-        defer { for url in [base, new] { try? FileManager.default.removeItem(at: url) } }
+        let base = try GateTests.directory(p95: [100, 101, 99, 100], hitRates: [0.5, 0.5, 0.49, 0.51])
+        let new = try GateTests.directory(p95: [130, 131, 129, 130], hitRates: [0.6, 0.6, 0.61, 0.59])
+        let few = try GateTests.directory(p95: [130, 130], hitRates: [0.6, 0.6])
+        defer { for url in [base, new, few] { try? FileManager.default.removeItem(at: url) } }
         let comparison = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: new.path))
         let page = base.appendingPathComponent("comparison.html")
         try comparison.html.write(to: page, atomically: true, encoding: .utf8)
@@ -134,5 +170,44 @@ extension ReportTests {
         #expect(rows.count == comparison.lines.count)
         #expect(rows.contains("latency_p95_ms color: #d62728 +30.0%"), "\(rows)")
         #expect(rows.contains("memory_hit_rate color: #2ca02c +20.0%"), "\(rows)")
+        // Two runs a side cannot tell a change from noise: grey, and "?" in the text.
+        let unsure = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: few.path))
+        #expect(unsure.html.contains("color: #999\">+30.0%"), "\(unsure.html)")
+        #expect(unsure.text.contains("+30.0%  ?"), "\(unsure.text)")
+        #expect(comparison.text.contains("+30.0%  worse"), "\(comparison.text)")
+    }
+}
+
+extension ReportTests {
+    /// Written as a run writes them (summary.csv, summary.json, requests.csv…), over a trace of
+    /// 1,000 frames at 60 fps, the one VerdictTests' runs are spread over.
+    static func written(_ runs: [RunResult]) throws -> URL {
+        let directory = try Fixtures.temporaryDirectory("compare")
+        let results = BenchmarkResults(plan: BenchmarkPlan(settings: RunSettings(), strategies: [.threads, .gcd, .mainThread], concurrencies: [5]),
+                                       results: runs, corpusImages: 10, corpusBytes: 1_000, serverURL: "http://127.0.0.1:1",
+                                       traceSeconds: 1_000.0 / 60, startedAt: Date(), environment: RunEnvironment.capture())
+        try Reports.write(results, to: directory)
+        return directory
+    }
+
+    @Test("compare's verdict per cell: slower beyond noise, a tie, or could not measure, from the two requests.csv")
+    func compareVerdicts() throws {
+        let base = try Self.written([VerdictTests.run(.threads, 5, mean: 10), VerdictTests.run(.gcd, 5, mean: 10),
+                                     VerdictTests.run(.mainThread, 5, mean: 10)])
+        // Another draw of the noise on the new side, as another run would have.
+        let new = try Self.written([VerdictTests.run(.threads, 5, mean: 14, noise: 1), VerdictTests.run(.gcd, 5, mean: 10.1, noise: 1),
+                                    VerdictTests.run(.mainThread, 5, mean: 12, noise: 1)])
+        defer { for url in [base, new] { try? FileManager.default.removeItem(at: url) } }
+        let comparison = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: new.path))
+        let verdicts = Dictionary(uniqueKeysWithValues: comparison.cellVerdicts().map { ($0.cell, $0) })
+        let threads = try #require(verdicts["threads ×5"])
+        // The noise is seeded, so the numbers are exact: 4 ms slower, ±5 ms of noise a request.
+        #expect(threads.text.hasPrefix("SLOWER beyond noise: mean placeholder time 10.0 → 14.1 ms (n = 400 → 400 requests), +4.1 ms"),
+                "\(threads.text)")
+        #expect(threads.change.map { $0.low > 3 && $0.high < 5 && $0.n == 20 } == true, "\(String(describing: threads.change))")
+        #expect(verdicts["gcd ×5"]?.text.hasPrefix("a tie within noise: mean placeholder time 10.2 → 10.0 ms") == true,
+                "\(verdicts["gcd ×5"]?.text ?? "")")
+        #expect(verdicts["main-thread ×5"]?.text == "could not measure: base: the control")
+        #expect(comparison.text.contains("threads ×5: SLOWER beyond noise"))
     }
 }

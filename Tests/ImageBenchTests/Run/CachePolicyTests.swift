@@ -178,7 +178,7 @@ extension ChildProcessRuns {
             // Few distinct images keep corpus generation short; many rows keep the run going; no
             // cancellation, so entries keep being written even when a loaded machine is slow.
             process.arguments = ["--rows", "3000", "--images", "150", "--strategies", "threads", "--network", "lte", "--quiet",
-                                 "--cancel", "none",
+                                 "--cancel", "none", "--warmup-seconds", "0",
                                  "--disk-cache", directory.path, "--out", output.path]
             let log = output.appendingPathComponent("stderr.log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)

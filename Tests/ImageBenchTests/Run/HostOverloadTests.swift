@@ -19,7 +19,7 @@ extension ChildProcessRuns {
                 let imgbench = Process()
                 imgbench.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
                 imgbench.arguments = ["-c", "0", Fixtures.executable.path, "--rows", "600", "--strategies", "threads",
-                                      "--network", "loopback", "--out", out.path]
+                                      "--network", "loopback", "--warmup-seconds", "0", "--out", out.path]
                 imgbench.standardOutput = FileHandle.nullDevice
                 imgbench.standardError = try FileHandle(forWritingTo: log)
                 try imgbench.run()

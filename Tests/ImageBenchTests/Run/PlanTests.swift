@@ -29,6 +29,7 @@ struct PlanTests {
         options.maxBytes = 9_000_000
         options.clients = 2
         options.inject = "decode=+1ms"
+        options.warmupSeconds = 0.25
         return try options.plan()
     }
 
@@ -53,6 +54,9 @@ struct PlanTests {
         #expect(reason { $0.network = "nonsense" }.hasPrefix("--network: unknown network profile 'nonsense'"))
         #expect(reason { $0.strategies = "gcd,bogus" }.hasPrefix("--strategies: unknown value 'bogus'"))
         #expect(reason { $0.concurrency = "5,0" }.hasPrefix("--concurrency: '0'"))
+        #expect(reason { $0.warmupSeconds = 61 } == "--warmup-seconds must be between 0 and 60 (got 61)")
+        #expect(reason { $0.warmupSeconds = -1 } == "--warmup-seconds must be between 0 and 60 (got -1)")
+        #expect(reason { $0.warmupSeconds = .nan }.hasPrefix("--warmup-seconds must be between 0 and 60"))
         #expect(reason { _ in } == "accepted")
     }
 
@@ -61,6 +65,10 @@ struct PlanTests {
         let plan = try Self.unusualPlan()
         #expect(try BenchmarkPlan(jsonObject: plan.jsonObject()) == plan)
         var object = try #require(try plan.jsonObject() as? [String: Any])
+        // imgbench 0.2 wrote no warmupSeconds: it played no warm-up.
+        var older = object
+        older.removeValue(forKey: "warmupSeconds")
+        #expect(try BenchmarkPlan(jsonObject: older).warmupSeconds == 0 && plan.warmupSeconds == 0.25)
         var settings = try #require(object["settings"] as? [String: Any])
         settings["fps"] = 1_000
         object["settings"] = settings
@@ -161,6 +169,8 @@ extension ChildProcessRuns {
                 let fresh = try RecordedPlan.read(directory: directory.appendingPathComponent("gate/current").path)
                 #expect(fresh.settings.rows == 40 && fresh.settings.imageCount == 12 && fresh.settings.network.name == "loopback"
                         && fresh.strategies == [.threads] && fresh.concurrencies == [2])
+                // 0.1 played no warm-up, and neither does the run that repeats it (today's default would).
+                #expect(fresh.warmupSeconds == 0)
             }
         }
 

@@ -42,11 +42,18 @@ enum Fixtures {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("imgbench")
     }
 
+    /// `imgbench run` arguments without the default warm-up before each run (seconds of every
+    /// test's time), unless the test sets one; other subcommands' arguments as they are.
+    static func withoutWarmUp(_ arguments: [String]) -> [String] {
+        let isRun = arguments.first.map { $0 == "run" || $0.hasPrefix("-") } ?? true
+        return isRun && !arguments.contains("--warmup-seconds") ? arguments + ["--warmup-seconds", "0"] : arguments
+    }
+
     /// Runs the imgbench binary to the end: its exit status and its stdout and stderr together.
     static func imgbench(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
-        process.arguments = arguments
+        process.arguments = withoutWarmUp(arguments)
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -87,7 +94,7 @@ struct BackgroundRun {
         self.log = log
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = Fixtures.executable
-        process.arguments = arguments
+        process.arguments = Fixtures.withoutWarmUp(arguments)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()

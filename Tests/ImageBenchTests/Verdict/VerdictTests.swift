@@ -7,10 +7,11 @@ import Testing
 /// the cell, so two cells' noise differs).
 @Suite("The verdict")
 struct VerdictTests {
-    static func run(_ strategy: StrategyKind, _ limit: Int, mean: Double, megabytes: Double = 10,
+    /// `noise` picks another draw of the noise (another run of the same cell).
+    static func run(_ strategy: StrategyKind, _ limit: Int, mean: Double, megabytes: Double = 10, noise: UInt64 = 0,
                     change: (inout RunSummary) -> Void = { _ in }) -> RunResult {
         var requests: [RequestRecord] = []
-        var random = SeededRandom(seed: UInt64(limit), stream: strategy.rawValue)
+        var random = SeededRandom(seed: UInt64(limit) &+ noise &* 1_000, stream: strategy.rawValue)
         for segment in 0..<SegmentMeans.segments {
             for index in 0..<20 {
                 var request = RequestRecord(id: requests.count, row: requests.count, imageID: 0, url: "", visibleFrame: segment * 1_000 / SegmentMeans.segments + index,
@@ -66,7 +67,7 @@ struct VerdictTests {
         let verdict = Verdict([failed, Self.run(.threads, 5, mean: 30)], traceFrames: 1_000)
         #expect(verdict.recommended?.name == "threads ×5")
         #expect(verdict.lines.last?.contains("gcd ×5 (not ranked: most loads failed (200 of 200))") == true, "\(verdict.lines)")
-        let table = ComparisonTable([failed, Self.run(.threads, 5, mean: 30)])
+        let table = ComparisonTable([failed, Self.run(.threads, 5, mean: 30)], traceFrames: 1_000)
         #expect(table.best[0].isEmpty && table.rows[0][0] == "gcd (not ranked)")
     }
 
@@ -88,7 +89,7 @@ struct VerdictTests {
         let verdict = Verdict([naive, Self.run(.threads, 5, mean: 12)], traceFrames: 1_000)
         #expect(verdict.recommended?.name == "threads ×5")
         #expect(verdict.lines.last == "Not ranked: main-thread ×1 (the control).")
-        let table = ComparisonTable([naive, Self.run(.threads, 5, mean: 12), Self.run(.gcd, 5, mean: 14)])
+        let table = ComparisonTable([naive, Self.run(.threads, 5, mean: 12), Self.run(.gcd, 5, mean: 14)], traceFrames: 1_000)
         #expect(table.rows[0][0] == "main-thread (control)" && table.best[0].isEmpty)
         #expect(!table.best[1].isEmpty, "the valid runs still compete")
     }

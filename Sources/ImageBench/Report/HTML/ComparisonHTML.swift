@@ -1,27 +1,28 @@
 import Foundation
 
 /// `imgbench compare BASE NEW --html FILE`: the comparison as a self-contained page, one table
-/// per strategy × concurrency cell, each change coloured by whether it is better (green) or worse
-/// (red) for that metric, with a bar for its size.
+/// per strategy × concurrency cell under its verdict, each change coloured by whether it is better
+/// (green) or worse (red) for that metric beyond the noise (grey otherwise), with a bar for its size.
 extension ResultsComparison {
     public var html: String {
         var body = "<h1>imgbench comparison</h1>\n<p>base: <code>\(escape(base.path))</code><br/>new: <code>\(escape(new.path))</code></p>\n"
+        let verdicts = Dictionary(cellVerdicts().map { ($0.cell, $0.text) }, uniquingKeysWith: { a, _ in a })
         var cell = ""
         for line in lines {
             if line.cell != cell {
                 if !cell.isEmpty { body += "</table>\n" }
                 cell = line.cell
-                body += "<h2>\(escape(cell))</h2>\n<table class=\"cell\">\n<tr><th>metric</th><th>base</th><th>new</th><th>change</th><th></th></tr>\n"
+                body += "<h2>\(escape(cell))</h2>\n<p class=\"verdict\">\(escape(verdicts[cell] ?? ""))</p>\n<table class=\"cell\">\n"
+                    + "<tr><th>metric</th><th>base</th><th>new</th><th>change</th><th></th><th>beyond noise</th></tr>\n"
             }
             let change = line.relativeChange
-            let direction = Metric.named(line.metric)?.better
-            let worse = change.map { direction == .lowerIsBetter ? $0 > 0 : direction == .higherIsBetter ? $0 < 0 : false } ?? false
-            let better = change.map { direction == .lowerIsBetter ? $0 < 0 : direction == .higherIsBetter ? $0 > 0 : false } ?? false
-            let colour = worse ? "#d62728" : better ? "#2ca02c" : "#999"
+            // Coloured only beyond the noise: a change the repeats cannot tell from noise is grey.
+            let noise = noise(of: line)
+            let colour = noise == "worse" ? "#d62728" : noise == "better" ? "#2ca02c" : "#999"
             let width = min(120, abs(change ?? 0) * 240)
             body += "<tr class=\"metric\"><td>\(escape(line.metric))</td><td>\(Format.compact(line.base))</td><td>\(Format.compact(line.new))</td>"
                 + "<td style=\"color: \(colour)\">\(change.map(Format.change) ?? "new")</td>"
-                + "<td><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"124\" height=\"10\"><rect width=\"\(String(format: "%.1f", width))\" height=\"10\" fill=\"\(colour)\"/></svg></td></tr>\n"
+                + "<td><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"124\" height=\"10\"><rect width=\"\(String(format: "%.1f", width))\" height=\"10\" fill=\"\(colour)\"/></svg></td><td>\(noise)</td></tr>\n"
         }
         if !cell.isEmpty { body += "</table>\n" }
         if lines.isEmpty { body += "<p>No strategy × concurrency cell is in both directories.</p>\n" }

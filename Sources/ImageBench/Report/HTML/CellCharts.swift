@@ -1,0 +1,121 @@
+import Foundation
+
+/// The charts that compare cells: latency distributions, the concurrency sweep, and one value per
+/// cell with its 95% interval (placeholder time, hitches, dropped frames).
+extension HTMLReport {
+    /// What every chart of one page draws from.
+    struct Context {
+        let results: BenchmarkResults
+        let verdict: Verdict
+        let aggregates: [CellAggregate]
+        let colours: SeriesColours
+
+        init(_ results: BenchmarkResults) {
+            self.results = results
+            verdict = Verdict(results)
+            aggregates = CellAggregate.of(results.results)
+            colours = SeriesColours(limits: results.plan.concurrencies)
+        }
+
+        func colour(_ cell: Verdict.Cell) -> String { colour(cell.strategy, cell.concurrency) }
+
+        func colour(_ strategy: String, _ limit: Int) -> String {
+            StrategyKind(rawValue: strategy).map { colours.cell($0, limit) } ?? "#000000"
+        }
+    }
+
+    /// The share of requests displayed within a latency, one cumulative curve per cell (repeats
+    /// merged), n in the legend.
+    func latencyChart(_ context: Context) -> String {
+        let cells = RunResult.byCell(context.results.results).map { runs in
+            (runs[0].cell, runs.reduce(into: LatencyHistogram()) { $0.add($1.latency) })
+        }
+        let maxMs = max(10, cells.map(\.1.maxMilliseconds).max() ?? 10)
+        var decades: [Double] = [1]
+        while decades.last! < maxMs { decades.append(decades.last! * 10) }
+        let legend = cells.map { cell, histogram in
+            (name: "\(cell.strategy.rawValue) ×\(cell.concurrency) (n = \(histogram.count))",
+             colour: context.colour(cell.strategy.rawValue, cell.concurrency))
+        }
+        let frame = ChartFrame(width: 1000, plotHeight: 300, x: 1...decades.last!, y: 0...100, logX: true, legend: legend)
+        var svg = frame.axes(xTicks: decades.map { ($0, $0 >= 1000 ? "\(Int($0 / 1000)) s" : "\(Int($0)) ms") },
+                             yTicks: stride(from: 0.0, through: 100, by: 25).map { ($0, "\(Int($0))%") },
+                             xTitle: "display latency (log scale)", title: "Latency distribution (cumulative)")
+        for ((cell, histogram), entry) in zip(cells, legend) where histogram.count > 0 {
+            let percentiles = stride(from: 0.0, through: 99.0, by: 1.0).map { $0 } + [99.5, 99.9, 100]
+            let points = percentiles.map { p in (frame.x(max(1, histogram.milliseconds(atPercentile: p))), frame.y(p)) }
+            svg += ChartFrame.polyline(points, colour: entry.colour, series: "\(cell.strategy.rawValue) ×\(cell.concurrency)")
+        }
+        return frame.svg(svg, label: "latency-cdf")
+    }
+
+    /// One line per strategy over the limits; with repeats, each point's 95% interval as a whisker.
+    func sweepChart(_ context: Context, metric: Metric, title: String, scale: Double = 1, unit: String = "") -> String {
+        let cells = context.aggregates
+        let strategies = cells.map(\.strategy).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let limits = Array(Set(cells.map(\.concurrency))).sorted()
+        let estimate = { (cell: CellAggregate) in cell.estimates.first { $0.metric.name == metric.name }!.estimate }
+        let highest = cells.map { estimate($0).high * scale }.max() ?? 1
+        let (ticks, end) = RoundTicks.ticks(upTo: max(highest, 1e-9) * 1.05, count: 4)
+        let legend = strategies.map { (name: $0, colour: StrategyKind(rawValue: $0).map(context.colours.strategy) ?? "#000000") }
+        let frame = ChartFrame(width: 350, plotHeight: 200, x: Double(limits.first!)...Double(limits.last!), y: 0...end, legend: legend)
+        let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
+        var svg = frame.axes(xTicks: limits.map { (Double($0), "\($0)") },
+                             yTicks: ticks.map { ($0, RoundTicks.label($0, step: step, unit: unit)) },
+                             xTitle: "concurrency limit", title: title)
+        for entry in legend {
+            let mine = cells.filter { $0.strategy == entry.name }.sorted { $0.concurrency < $1.concurrency }
+            svg += ChartFrame.polyline(mine.map { (frame.x(Double($0.concurrency)), frame.y(estimate($0).median * scale)) },
+                                       colour: entry.colour, series: entry.name, dots: true)
+            for cell in mine where cell.runs > 1 {
+                let interval = estimate(cell)
+                svg += ChartFrame.whisker(x: frame.x(Double(cell.concurrency)), low: frame.y(interval.low * scale),
+                                          high: frame.y(interval.high * scale), colour: entry.colour, series: entry.name)
+            }
+        }
+        return frame.svg(svg, label: "sweep-\(metric.name)")
+    }
+
+    /// One horizontal bar per cell, in the verdict's colours, with its 95% interval where there is
+    /// one; cells that are not ranked are drawn hollow and say why.
+    func cellBars(_ context: Context, label: String, title: String, unit: String, width: Double = 1000, integers: Bool = false,
+                  value: (Verdict.Cell) -> (value: Double, low: Double?, high: Double?, note: String)) -> String {
+        let cells = context.verdict.cells
+        let values = cells.map(value)
+        let highest = values.map { max($0.value, $0.high ?? 0) }.max() ?? 0
+        // All zero (no hitches at all): an axis to 1 rather than to nothing.
+        let (ticks, end) = RoundTicks.ticks(upTo: highest > 0 ? highest * 1.05 : 1, count: width < 500 ? 4 : 5, integers: integers)
+        let rowHeight = 24.0
+        let labels = 150.0
+        var svg = ""
+        // Room right of the plot for the longest note beside a bar.
+        let plotWidth = width - labels - (width < 500 ? 96 : 270)
+        let x = { (v: Double) in labels + v / end * plotWidth }
+        let top = 28.0, plotHeight = Double(cells.count) * rowHeight
+        let n = svgNumber
+        svg += "<rect class=\"plot\" x=\"\(n(labels))\" y=\"\(n(top))\" width=\"\(n(plotWidth))\" height=\"\(n(plotHeight))\" fill=\"none\" stroke=\"#999\"/>\n"
+        let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
+        for tick in ticks {
+            svg += "<line x1=\"\(n(x(tick)))\" y1=\"\(n(top))\" x2=\"\(n(x(tick)))\" y2=\"\(n(top + plotHeight))\" stroke=\"#eee\"/>"
+                + "<text class=\"tick-x\" x=\"\(n(x(tick)))\" y=\"\(n(top + plotHeight + 14))\" font-size=\"11\" text-anchor=\"middle\">\(RoundTicks.label(tick, step: step))</text>\n"
+        }
+        for (index, (cell, entry)) in zip(cells, values).enumerated() {
+            let y = top + Double(index) * rowHeight
+            let colour = context.colour(cell)
+            let ranked = cell.validity.isValid
+            svg += "<text x=\"\(n(labels - 6))\" y=\"\(n(y + 16))\" font-size=\"12\" text-anchor=\"end\">\(escape(cell.name))</text>"
+            svg += "<rect class=\"series\" data-series=\"\(escape(cell.name))\" x=\"\(n(labels))\" y=\"\(n(y + 5))\" width=\"\(n(max(0.5, x(entry.value) - labels)))\" height=\"14\" "
+                + (ranked ? "fill=\"\(colour)\"" : "fill=\"none\" stroke=\"\(colour)\"")
+                + "><title>\(escape(cell.name)): \(escape(entry.note))</title></rect>\n"
+            if let low = entry.low, let high = entry.high {
+                svg += ChartFrame.whisker(horizontalAt: y + 12, from: x(max(0, low)), to: x(high), series: cell.name)
+            }
+            let text = entry.note + (ranked ? "" : " (\(cell.validity == .control ? "control" : "not ranked"))")
+            svg += "<text x=\"\(n(x(max(entry.value, entry.high ?? 0)) + 6))\" y=\"\(n(y + 16))\" font-size=\"11\">\(escape(text))</text>\n"
+        }
+        svg += "<text x=\"\(n(labels + plotWidth / 2))\" y=\"\(n(top + plotHeight + 32))\" font-size=\"12\" text-anchor=\"middle\">\(escape(unit))</text>\n"
+        svg += "<text x=\"\(n(labels))\" y=\"16\" font-size=\"13\" font-weight=\"bold\">\(escape(title))</text>\n"
+        let height = top + plotHeight + 44
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"\(label)\" width=\"\(n(width))\" height=\"\(n(height))\">\n\(svg)</svg>\n"
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// `report.html`: one self-contained page (inline SVG, no script, no network) to understand a
+/// benchmark in a minute: the verdict, the numbers behind it with their intervals and n, the
+/// latency distributions, the concurrency sweep, hitches, where requests were served from, a
+/// scroll timeline around the worst moment of one run, and the configuration.
+public struct HTMLReport: ReportWriter {
+    public let fileName = "report.html"
+
+    public init() {}
+
+    public func render(_ results: BenchmarkResults) throws -> String {
+        let settings = results.plan.settings
+        let context = Context(results)
+        var body = "<h1>imgbench report</h1>\n"
+        if let reason = results.stoppedBy {
+            body += "<p class=\"warn\">Partial results: stopped by \(escape(reason)).</p>\n"
+        }
+        let verdict = context.verdict.lines
+        body += "<h2>Verdict</h2>\n<p class=\"verdict\"><strong>\(escape(verdict[0]))</strong></p>\n<ul>\n"
+            + verdict.dropFirst().map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"
+        body += "<h2>Numbers</h2>\n" + numbersTable(context)
+        guard !results.results.isEmpty else {
+            return page(title: "imgbench report", style: Self.style, body: body + "<h2>Configuration</h2>\n" + configurationTable(results))
+        }
+        body += cellBars(context, label: "placeholder-intervals", title: "Mean placeholder time per cell, with its 95% interval",
+                         unit: "ms a row showed a placeholder, on average") { cell in
+            let interval = cell.placeholder.interval
+            return (cell.placeholder.overall, interval?.low, interval?.high,
+                    String(format: "%.1f ms", cell.placeholder.overall) + (interval.map { String(format: " [%.1f–%.1f]", $0.low, $0.high) } ?? "")
+                    + " (n = \(cell.placeholder.requests))")
+        }
+        let findings = Findings.sentences(results)
+        if !findings.isEmpty {
+            body += "<h2>Findings</h2>\n<ul>\n" + findings.map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"
+        }
+        body += "<h2>Display latency</h2>\n<p>Share of the requests shown that were shown within a latency (memory hits, 0 ms, "
+            + "sit at the left edge; n is the requests shown).</p>\n" + latencyChart(context)
+        if Set(results.results.map(\.cell.concurrency)).count > 1 {
+            body += "<h2>Concurrency sweep</h2>\n<div class=\"row\">\n"
+            body += sweepChart(context, metric: .placeholderMean, title: "mean placeholder time (ms)")
+            body += sweepChart(context, metric: .latencyP95, title: "p95 display latency (ms)")
+            body += sweepChart(context, metric: .memoryHitRate, title: "memory hit rate", scale: 100, unit: "%")
+            body += sweepChart(context, metric: .bytesDownloaded, title: "downloaded (MB)", scale: 1e-6)
+            body += "</div>\n"
+        }
+        body += "<h2>Hitches and dropped frames</h2>\n<p>The app's own: main-loop work that overran its frame. Frames the host woke "
+            + "the loop late for are counted apart (a run late on more than 5% of them is not ranked).</p>\n<div class=\"row\">\n"
+        body += frameCharts(context) + "</div>\n"
+        body += "<h2>Where requests were served from</h2>\n" + sourcesChart(context)
+        if let first = results.results.first {
+            body += "<h2>Scroll timeline: \(escape(first.cell.strategy.rawValue)) ×\(first.cell.concurrency) #\(first.cell.repetition)"
+                + (settings.clients > 1 ? ", user 0" : "") + "</h2>\n"
+            body += "<p>Above, the rows waiting for their image over the whole run. Below, the \(Int(Self.timelineWindowSeconds)) "
+                + "seconds with the most: each row from the frame it appeared to the frame its image was shown (a placeholder "
+                + "meanwhile), or to the frame it left the screen without it. The black line is the viewport's top row.</p>\n"
+            body += timelineCharts(first, fps: settings.fps)
+        }
+        body += "<h2>Configuration</h2>\n" + configurationTable(results)
+        return page(title: "imgbench report", style: Self.style, body: body)
+    }
+
+    static let style = """
+        .row { display: flex; flex-wrap: wrap; gap: 12px; } svg { background: #fff; }
+        table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
+        table.numbers td, table.numbers th:first-child { text-align: right; white-space: nowrap; } table.numbers { font-size: 13px; }
+        .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; }
+        .warn { background: #fff3cd; padding: 6px 10px; } .note { color: #555; font-size: 12px; }
+        """
+
+    /// Hitch time, dropped frames and host-late frames per cell, with intervals over repeats.
+    func frameCharts(_ context: Context) -> String {
+        let metrics: [(Metric, String, String, String, Bool)] = [
+            (.hitchMsPerS, "hitches", "App hitch time", "ms per second of scrolling", false),
+            (.droppedFrames, "dropped-frames", "Frames the app dropped", "frames", true),
+            (.hostLateFrames, "host-late", "Frames the host woke late", "frames", true),
+        ]
+        return metrics.map { metric, label, title, unit, integers in
+            cellBars(context, label: label, title: title, unit: unit, width: 360, integers: integers) { cell in
+                let runs = context.results.results.filter { $0.cell.strategy.rawValue == cell.strategy && $0.cell.concurrency == cell.concurrency }
+                let values = runs.map { metric.number(of: $0.summary) ?? 0 }
+                let estimate = RepeatStatistics.median(values)
+                let interval = values.count > 1 ? (estimate.low, estimate.high) : nil
+                return (estimate.median, interval?.0, interval?.1, String(format: integers ? "%.0f" : "%.1f", estimate.median))
+            }
+        }.joined()
+    }
+
+    func configurationTable(_ results: BenchmarkResults) -> String {
+        let settings = results.plan.settings
+        var rows: [(String, String)] = [
+            ("command", "imgbench run " + RunArguments(results.plan).words.joined(separator: " ")),
+            ("rows", "\(settings.rows)"), ("scroll", "\(settings.scroll.rawValue), \(settings.fps) fps, seed \(settings.seed)"),
+            ("network", "\(settings.network)"), ("source", settings.source.description),
+            ("strategies × limits", results.plan.strategies.map(\.rawValue).joined(separator: ", ") + " × " + results.plan.concurrencies.map(String.init).joined(separator: ", ")),
+            ("repeats", "\(results.plan.repeats) (+\(results.plan.warmups) warm-up rounds; \(Format.compact(results.plan.warmupSeconds)) s warm-up before each run)"),
+            ("pipeline", "transport \(settings.transport.rawValue), filter \(settings.filter.rawValue), cancel \(settings.cancelPolicy.rawValue), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_048_576) MB"),
+        ]
+        for (name, value) in results.environment.json.sorted(by: { $0.key < $1.key }) { rows.append((name.replacingOccurrences(of: "_", with: " "), value is NSNull ? "unknown" : "\(value)")) }
+        return "<table>\n" + rows.map { "<tr><th>\(escape($0.0))</th><td>\(escape($0.1))</td></tr>" }.joined(separator: "\n") + "\n</table>\n"
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+extension HTMLReport {
+    /// The numbers behind the verdict, one row per cell: each value with its 95% interval (the
+    /// single-run interval of mean placeholder time; with repeats, the bootstrap interval of every
+    /// median) and the n each percentile is of.
+    func numbersTable(_ context: Context) -> String {
+        var html = "<table class=\"numbers\">\n<tr><th>cell</th><th>runs</th><th>ranked</th>"
+            + "<th>placeholder mean ms<br/>[95% CI] (n)</th><th>placeholder p95 ms (n)</th><th>display p95 ms (n shown)</th>"
+            + "<th>ready p50 / p95 ms (n)</th><th>memory hit rate</th><th>kB per shown image</th><th>CPU ms per shown image</th>"
+            + "<th>hitch ms/s</th><th>dropped frames</th><th>host-late frames</th></tr>\n"
+        for (cell, aggregate) in zip(context.verdict.cells, context.aggregates) {
+            let runs = context.results.results.filter { $0.cell.strategy.rawValue == cell.strategy && $0.cell.concurrency == cell.concurrency }
+            let requests = runs.reduce(0) { $0 + $1.summary.placeholderCount }
+            let shown = runs.reduce(0) { $0 + $1.summary.displayed }
+            let value = { (metric: Metric, scale: Double, format: String) -> String in
+                guard let estimate = aggregate.estimates.first(where: { $0.metric.name == metric.name })?.estimate else { return "–" }
+                let text = String(format: format, estimate.median * scale)
+                guard aggregate.runs > 1 else { return text }
+                return text + " [" + String(format: format, estimate.low * scale) + "–" + String(format: format, estimate.high * scale) + "]"
+            }
+            let interval = cell.placeholder.interval.map { String(format: " [%.1f–%.1f]", $0.low, $0.high) } ?? ""
+            let ranked = cell.validity == .valid ? "yes" : cell.validity == .control ? "no: the control" : "no: \(cell.validity)"
+            let columns = [
+                "<th><span class=\"swatch\" style=\"background: \(context.colour(cell))\"></span>\(escape(cell.name))</th>",
+                "\(aggregate.runs)", escape(ranked),
+                String(format: "%.1f", cell.placeholder.overall) + interval + " (\(requests))",
+                value(.placeholderP95, 1, "%.1f") + " (\(requests))",
+                value(.latencyP95, 1, "%.1f") + " (\(shown))",
+                value(.readyP50, 1, "%.1f") + " / " + value(.readyP95, 1, "%.1f") + " (\(shown))",
+                value(.memoryHitRate, 100, "%.1f") + "%",
+                String(format: "%.1f", cell.bytesPerImage / 1000), String(format: "%.2f", cell.cpuPerImage * 1000),
+                value(.hitchMsPerS, 1, "%.1f"), value(.droppedFrames, 1, "%.0f"),
+                runs.reduce(0) { $0 + $1.summary.hostLateFrames }.description,
+            ]
+            html += "<tr class=\"cell\">" + columns.enumerated().map { $0.offset == 0 ? $0.element : "<td>\($0.element)</td>" }.joined() + "</tr>\n"
+        }
+        return html + "</table>\n<p class=\"note\">Placeholder time counts every request (a memory hit 0 ms; a row that left before "
+            + "its image, the time it was on screen); display and ready latency count the requests shown. Its interval: "
+            + escape(Verdict.method) + "." + (context.results.plan.repeats > 1
+                ? " Other intervals: median over repeats, 95% percentile bootstrap." : " Run with --repeat 3 or more for intervals of the other columns.")
+            + "</p>\n"
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// The verdict as summary.json gives it: what the terminal says, and the numbers behind it for
+/// tools (each cell's placeholder-time mean with its single-run interval).
+extension Verdict {
+    public static let method = "mean placeholder time; 95% interval by batch means over \(SegmentMeans.segments) trace segments "
+        + "(Student's t); cells compared by a paired t over the same segments; ties broken by kB, then CPU, per displayed image"
+
+    public var jsonObject: [String: Any] {
+        func name(_ cell: Cell?) -> Any {
+            cell.map { ["strategy": $0.strategy, "concurrency": $0.concurrency] as [String: Any] } ?? NSNull()
+        }
+        let cells: [[String: Any]] = self.cells.map { cell in
+            let interval = cell.placeholder.interval
+            return [
+                "strategy": cell.strategy, "concurrency": cell.concurrency,
+                "validity": cell.validity == .valid ? "valid" : cell.validity == .control ? "control" : "invalid",
+                "reason": { if case .invalid(let reason) = cell.validity { reason } else { NSNull() } }() as Any,
+                "placeholder_mean_ms": cell.placeholder.overall,
+                "placeholder_mean_ci_low": interval?.low ?? NSNull(), "placeholder_mean_ci_high": interval?.high ?? NSNull(),
+                "segments": interval?.n ?? 0, "requests": cell.placeholder.requests,
+                "bytes_per_displayed": cell.bytesPerImage, "cpu_s_per_displayed": cell.cpuPerImage,
+            ]
+        }
+        return ["recommended": name(recommended), "knee": name(knee), "lines": lines, "method": Self.method, "cells": cells]
+    }
+}
