@@ -46,7 +46,7 @@ extension ResultsComparison {
                 return CellVerdict(cell: cell, change: nil, text: "could not measure: fewer than two trace segments in both")
             }
             let numbers = String(format: "mean placeholder time %.1f → %.1f ms (n = %d → %d requests), %+.1f ms, 95%% CI %+.1f to %+.1f ms "
-                                 + "(paired t over %d trace segments)", was.overall, now.overall, was.requests, now.requests,
+                                 + "(paired t over %d trace segments, with run-to-run noise)", was.overall, now.overall, was.requests, now.requests,
                                  change.center, change.low, change.high, change.n)
             let word = change.includesZero ? "a tie within noise" : change.low > 0 ? "SLOWER beyond noise" : "faster beyond noise"
             return CellVerdict(cell: cell, change: change, text: "\(word): \(numbers)")

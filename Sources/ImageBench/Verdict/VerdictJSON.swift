@@ -4,7 +4,7 @@ import Foundation
 /// tools (each cell's placeholder-time mean with its single-run interval).
 extension Verdict {
     public static let method = "mean placeholder time; 95% interval by batch means over \(SegmentMeans.segments) trace segments "
-        + "(Student's t); cells compared by a paired t over the same segments; ties broken by kB, then CPU, per displayed image"
+        + "(Student's t); cells compared by a paired t over the same segments, widened by run-to-run noise (at least 1% of each mean); ties broken by kB, then CPU, per displayed image"
 
     public var jsonObject: [String: Any] {
         func name(_ cell: Cell?) -> Any {

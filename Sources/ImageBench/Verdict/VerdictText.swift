@@ -31,7 +31,7 @@ extension Verdict {
         guard let difference = other.placeholder.difference(from: best.placeholder) else {
             return head + "; too few trace segments to tell them apart (a tie)."
         }
-        let test = "paired t over \(difference.n) trace segments"
+        let test = "paired t over \(difference.n) trace segments, with run-to-run noise"
         guard tied else {
             return head + "; \(signed(difference)) slower (\(test)): \(best.strategy) ×\(best.concurrency) is faster."
         }

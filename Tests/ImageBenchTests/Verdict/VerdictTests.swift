@@ -110,4 +110,31 @@ struct VerdictTests {
         #expect(StudentT.quantile975(degreesOfFreedom: 9) == 2.262)
         #expect(abs(StudentT.quantile975(degreesOfFreedom: 120) - 1.980) < 0.002)
     }
+
+    /// 20 requests in each of 20 segments of a 1,000-frame trace, each repeat at its own mean,
+    /// the segments ±`spread` around it in a fixed pattern (the trace's own ups and downs).
+    static func means(_ repeatMeans: [Double], spread: Double = 3) -> SegmentMeans {
+        let samples = repeatMeans.enumerated().flatMap { repetition, mean in
+            (0..<400).map { index in
+                SegmentMeans.Sample(repetition: repetition + 1, visibleFrame: index / 20 * 50,
+                                    milliseconds: mean + spread * sin(Double(index / 20)))
+            }
+        }
+        return SegmentMeans(samples, traceFrames: 1_000)
+    }
+
+    @Test("run-to-run noise the pairing cannot see: a shift of under 1% is a tie; repeats that disagree widen it")
+    func runNoise() throws {
+        // The same trace pattern in both, shifted: the paired differences are all equal, so
+        // pairing alone would call any shift. 0.2 ms of 30 is within a run's noise; 3 ms is not.
+        let small = try #require(Self.means([30.2]).difference(from: Self.means([30])))
+        #expect(small.includesZero && small.high - small.center > 0.8, "\(small)")
+        let large = try #require(Self.means([33]).difference(from: Self.means([30])))
+        #expect(!large.includesZero && large.low > 2, "\(large)")
+        // Three repeats each: ones that agree keep 3 ms a difference; ones 6 ms apart do not.
+        let agreeing = try #require(Self.means([33, 33.1, 32.9]).difference(from: Self.means([30, 30.1, 29.9])))
+        #expect(!agreeing.includesZero)
+        let scattered = try #require(Self.means([28, 33, 38]).difference(from: Self.means([25, 30, 35])))
+        #expect(scattered.includesZero, "\(scattered)")
+    }
 }
