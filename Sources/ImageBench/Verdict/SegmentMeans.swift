@@ -103,7 +103,9 @@ public struct SegmentMeans: Sendable, Equatable {
     public func difference(from other: SegmentMeans) -> Interval? {
         let shared = means.keys.filter { other.means[$0] != nil }
         let differences = shared.map { means[$0]! - other.means[$0]! }
-        guard let paired = Interval.of(differences, center: differences.reduce(0, +) / Double(max(1, differences.count))) else { return nil }
+        // Centred on the difference of the two means as they are printed (over requests, not
+        // over stretches), so the sign never contradicts them; its spread is the stretches'.
+        guard let paired = Interval.of(differences, center: overall - other.overall) else { return nil }
         let t = StudentT.quantile975(degreesOfFreedom: paired.n - 1)
         let pairedError = (paired.high - paired.center) / t
         let runs = runNoiseOfMean * runNoiseOfMean + other.runNoiseOfMean * other.runNoiseOfMean

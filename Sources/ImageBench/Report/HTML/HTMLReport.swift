@@ -51,9 +51,9 @@ public struct HTMLReport: ReportWriter {
         if let first = results.results.first {
             body += "<h2>Scroll timeline: \(escape(first.cell.strategy.rawValue)) ×\(first.cell.concurrency) #\(first.cell.repetition)"
                 + (settings.clients > 1 ? ", user 0" : "") + "</h2>\n"
-            body += "<p>Above, the rows waiting for their image over the whole run. Below, the \(Int(Self.timelineWindowSeconds)) "
-                + "seconds with the most: each row from the frame it appeared to the frame its image was shown (a placeholder "
-                + "meanwhile), or to the frame it left the screen without it. The black line is the viewport's top row.</p>\n"
+            body += "<p>Above, the rows waiting for their image over the whole run. Below, the second with the most, "
+                + "row by row: each row from the frame it appeared to the frame its image was shown (a placeholder "
+                + "meanwhile), or to the frame it left the screen without it. The black line follows the rows entering the screen.</p>\n"
             body += timelineCharts(first, fps: settings.fps)
         }
         body += "<h2>Configuration</h2>\n" + configurationTable(results)
@@ -63,7 +63,8 @@ public struct HTMLReport: ReportWriter {
     static let style = """
         .row { display: flex; flex-wrap: wrap; gap: 12px; } svg { background: #fff; }
         table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
-        table.numbers td, table.numbers th:first-child { text-align: right; white-space: nowrap; } table.numbers { font-size: 13px; }
+        table.numbers td, table.numbers th:first-child { text-align: right; white-space: nowrap; }
+        table.numbers { font-size: 12px; } table.numbers td, table.numbers th { padding: 3px 5px; }
         .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; }
         .warn { background: #fff3cd; padding: 6px 10px; } .note { color: #555; font-size: 12px; }
         """

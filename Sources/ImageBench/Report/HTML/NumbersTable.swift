@@ -6,9 +6,9 @@ extension HTMLReport {
     /// median) and the n each percentile is of.
     func numbersTable(_ context: Context) -> String {
         var html = "<table class=\"numbers\">\n<tr><th>cell</th><th>runs</th><th>ranked</th>"
-            + "<th>placeholder mean ms<br/>[95% CI] (n)</th><th>placeholder p95 ms (n)</th><th>display p95 ms (n shown)</th>"
-            + "<th>ready p50 / p95 ms (n)</th><th>memory hit rate</th><th>kB per shown image</th><th>CPU ms per shown image</th>"
-            + "<th>hitch ms/s</th><th>dropped frames</th><th>host-late frames</th></tr>\n"
+            + "<th>placeholder mean ms [95% CI] (n)</th><th>placeholder p95 ms (n)</th><th>display p95 ms (n shown)</th>"
+            + "<th>ready p50 / p95 ms (n)</th><th>mem hit</th><th>kB / image</th><th>CPU ms / image</th>"
+            + "<th>hitch ms/s</th><th>dropped</th><th>host-late</th></tr>\n"
         for (cell, aggregate) in zip(context.verdict.cells, context.aggregates) {
             let runs = context.results.results.filter { $0.cell.strategy.rawValue == cell.strategy && $0.cell.concurrency == cell.concurrency }
             let requests = runs.reduce(0) { $0 + $1.summary.placeholderCount }

@@ -1,10 +1,11 @@
 import Foundation
 
 /// The scroll timeline of one run: an overview of the rows waiting on screen over the whole run,
-/// and the few seconds around its worst moment row by row, so it can be read at 5,000 rows.
+/// and the second around its worst moment row by row, so it can be read at 5,000 rows.
 extension HTMLReport {
-    /// Seconds of the detailed window.
-    static let timelineWindowSeconds = 4.0
+    /// Seconds of the detailed window: a fling passes some 200 rows a second, which still leave
+    /// each row two pixels (at 4 s, 800 rows merged into one band).
+    static let timelineWindowSeconds = 1.0
 
     /// The frames a request's row showed a placeholder: from the frame it appeared, for its
     /// placeholder time (memory hits: none).
@@ -85,7 +86,7 @@ extension HTMLReport {
         let legend = ["placeholder", "displayed"] + (errors ? ["error"] : []) + ["viewport"]
         let entries = legend.map { (name: $0, colour: SeriesColours.kind($0)) }
         // Row 0 at the top, as on the screen.
-        let frame = ChartFrame(width: 1000, plotHeight: 360, x: start...end, y: rowStart...rowEnd, flipY: true, legend: entries)
+        let frame = ChartFrame(width: 1000, plotHeight: 420, x: start...end, y: rowStart...rowEnd, flipY: true, legend: entries)
         let timeStep = timeTicks.count > 1 ? timeTicks[1] - timeTicks[0] : 1
         var svg = frame.axes(xTicks: timeTicks.filter { $0 >= start && $0 <= end }.map { ($0, RoundTicks.label($0, step: timeStep, unit: " s")) },
                              yTicks: rowTicks.map { ($0, "row \(Int($0))") }, xTitle: "time",
@@ -110,7 +111,8 @@ extension HTMLReport {
         }
         svg += path(waiting, "placeholder", 1.5) + path(shown, "displayed", 2.5)
         if !failed.isEmpty { svg += path(failed, "error", 2.5) }
-        // The viewport: the smallest row that appeared in each frame, as the top edge.
+        // The edge rows enter by: the smallest row that appeared in each frame (the bottom of
+        // the screen while scrolling down).
         var top: [Int: Int] = [:]
         for request in inWindow where window.contains(request.visibleFrame) {
             top[request.visibleFrame] = min(top[request.visibleFrame] ?? .max, request.row)
