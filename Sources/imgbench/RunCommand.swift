@@ -11,10 +11,10 @@ struct RunCommand: ParsableCommand {
 
     private static let defaults = RunOptions()
 
-    @Option(help: "Rows in the table.")
+    @Option(parsing: .unconditional, help: "Rows in the table \(FlagRanges.help(FlagRanges.rows)).")
     var rows = defaults.rows
 
-    @Option(help: "Concurrency limits, comma-separated (each is a matrix column).")
+    @Option(parsing: .unconditional, help: "Concurrency limits, comma-separated (each is a matrix column) \(FlagRanges.help(FlagRanges.concurrency)).")
     var concurrency = defaults.concurrency
 
     @Option(help: "Strategies, comma-separated, or all: \(StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -32,7 +32,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Scroll profile: \(ScrollProfile.allCases.map(\.rawValue).joined(separator: ", ")).")
     var scroll = defaults.scroll
 
-    @Option(help: "Main-loop frame rate.")
+    @Option(parsing: .unconditional, help: "Main-loop frame rate \(FlagRanges.help(FlagRanges.fps)).")
     var fps = defaults.fps
 
     @Option(help: "Seed for the trace, the feed, the images and the per-URL delays.")
@@ -47,52 +47,52 @@ struct RunCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Merge loads of the same URL into one fetch and decode.")
     var coalesce = defaults.coalesce
 
-    @Option(name: .customLong("memory-cache-mb"), help: "Memory cache limit in MB of decoded pixels.")
+    @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
     var memoryCacheMB = defaults.memoryCacheMB
 
     @Option(name: .customLong("disk-cache"), help: "Disk cache directory, kept between runs (default: no disk cache).")
     var diskCache: String?
 
-    @Option(name: .customLong("disk-cache-mb"), help: "Disk cache size limit in MB.")
+    @Option(name: .customLong("disk-cache-mb"), parsing: .unconditional, help: "Disk cache size limit in MB \(FlagRanges.help(FlagRanges.diskCacheMB)).")
     var diskCacheMB = defaults.diskCacheMB
 
     @Option(name: .customLong("disk-read"), help: "Where disk cache hits are read and decoded: background or main (inside cellForRow).")
     var diskRead = defaults.diskRead
 
-    @Option(help: "Rows ahead of the viewport to load at low priority.")
+    @Option(parsing: .unconditional, help: "Rows ahead of the viewport to load at low priority \(FlagRanges.help(FlagRanges.prefetch)).")
     var prefetch = defaults.prefetch
 
-    @Option(help: "Repeat each cell this many times.")
+    @Option(parsing: .unconditional, help: "Repeat each cell this many times \(FlagRanges.help(FlagRanges.repeats)).")
     var `repeat` = defaults.repeats
 
-    @Option(help: "Rounds of every cell to run first and not count.")
+    @Option(parsing: .unconditional, help: "Rounds of every cell to run first and not count \(FlagRanges.help(FlagRanges.warmup)).")
     var warmup = defaults.warmup
 
-    @Option(help: "Seconds of the trace each cell plays just before every measured run, not counted (0 to 60; 0: none).")
+    @Option(parsing: .unconditional, help: "Seconds of the trace each cell plays just before every measured run, not counted; 0: none \(FlagRanges.help(FlagRanges.warmupSeconds)).")
     var warmupSeconds = defaults.warmupSeconds
 
-    @Option(help: "Distinct images in the feed (default: rows/2, at most 2000).")
+    @Option(parsing: .unconditional, help: "Distinct images in the feed (default: rows/2, at most 2000) \(FlagRanges.help(FlagRanges.images)), at most \(FlagRanges.embeddedImages.upperBound) for the embedded server.")
     var images: Int?
 
-    @Option(help: "Per-request timeout in seconds.")
+    @Option(parsing: .unconditional, help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)).")
     var timeout = defaults.timeoutSeconds
 
-    @Option(name: .customLong("stall-timeout"), help: "Fail a transfer that receives nothing for this many seconds (whole seconds).")
+    @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Fail a transfer that receives nothing for this many seconds (whole seconds) \(FlagRanges.help(FlagRanges.stallTimeoutSeconds)).")
     var stallTimeout = defaults.stallTimeoutSeconds
 
-    @Option(help: "Retry a fetch that timed out, lost its connection or got a 5xx/429 this many times (backoff 100 ms, doubling).")
+    @Option(parsing: .unconditional, help: "Retry a fetch that timed out, lost its connection or got a 5xx/429 this many times (backoff 100 ms, doubling) \(FlagRanges.help(FlagRanges.retries)).")
     var retries = defaults.retries
 
     @Option(help: "Faults the embedded server injects, e.g. 'error=2%,reset=1%,stall=1%,truncate=1%' (deterministic by seed).")
     var faults: String?
 
-    @Option(name: .customLong("max-pixels"), help: "Refuse images whose header promises more pixels.")
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Refuse images whose header promises more pixels \(FlagRanges.help(FlagRanges.maxPixels)).")
     var maxPixels = defaults.maxPixels
 
-    @Option(name: .customLong("max-bytes"), help: "Refuse bodies larger than this many bytes.")
+    @Option(name: .customLong("max-bytes"), parsing: .unconditional, help: "Refuse bodies larger than this many bytes \(FlagRanges.help(FlagRanges.maxBytes)).")
     var maxBytes = defaults.maxBytes
 
-    @Option(help: "Simulated users in this process, each with its own trace (seed + index), viewport and memory cache.")
+    @Option(parsing: .unconditional, help: "Simulated users in this process, each with its own trace (seed + index), viewport and memory cache \(FlagRanges.help(FlagRanges.clients)).")
     var clients = defaults.clients
 
     @Option(help: "Run only the I-th of N slices of the clients, e.g. 2/4 (join the shards with imgbench merge).")

@@ -22,9 +22,6 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
         self.warmupSeconds = warmupSeconds
     }
 
-    /// The longest `--warmup-seconds`: past a minute it is a measured run that is thrown away.
-    public static let warmupSecondsRange: ClosedRange<Double> = 0...60
-
     /// Plans of imgbench 0.2 have no `warmupSeconds`: they ran without one.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -73,25 +70,28 @@ extension BenchmarkPlan {
         func check(_ holds: Bool, _ message: @autoclosure () -> String) throws(PlanError) {
             if !holds { throw PlanError(message()) }
         }
-        try check(s.rows > 0, "--rows must be at least 1 (got \(s.rows))")
-        try check((1...240).contains(s.fps), "--fps must be between 1 and 240 (got \(s.fps))")
+        typealias R = FlagRanges
+        try R.check(s.rows, in: R.rows, "--rows")
+        try R.check(s.fps, in: R.fps, "--fps")
         try check(!strategies.isEmpty, "--strategies needs at least one value")
         try check(!concurrencies.isEmpty, "--concurrency needs at least one value")
-        for limit in concurrencies { try check(limit > 0, "--concurrency: '\(limit)' is not a whole number of at least 1") }
-        try check(repeats > 0, "--repeat must be at least 1 (got \(repeats))")
-        try check(warmups >= 0, "--warmup must not be negative (got \(warmups))")
-        try check(Self.warmupSecondsRange.contains(warmupSeconds),
-                  "--warmup-seconds must be between 0 and 60 (got \(Format.compact(warmupSeconds)))")
-        try check(s.prefetch >= 0, "--prefetch must not be negative (got \(s.prefetch))")
-        try check(s.memoryCacheBytes >= 0, "--memory-cache-mb must not be negative")
-        try check(s.diskCacheBytes > 0, "--disk-cache-mb must be at least 1 (got \(s.diskCacheBytes / 1_048_576))")
+        for limit in concurrencies { try R.check(limit, in: R.concurrency, "--concurrency") }
+        try R.check(repeats, in: R.repeats, "--repeat")
+        try R.check(warmups, in: R.warmup, "--warmup")
+        try R.check(warmupSeconds, in: R.warmupSeconds, "--warmup-seconds")
+        try R.check(s.prefetch, in: R.prefetch, "--prefetch")
+        try R.check(s.memoryCacheBytes / 1_048_576, in: R.memoryCacheMB, "--memory-cache-mb")
+        try R.check(s.diskCacheBytes / 1_048_576, in: R.diskCacheMB, "--disk-cache-mb")
         try check(s.diskCacheDirectory?.isEmpty != true, "--disk-cache needs a directory")
-        try check(s.fetchLimits.timeoutMilliseconds > 0, "--timeout must be positive (got \(Double(s.fetchLimits.timeoutMilliseconds) / 1000))")
-        try check(s.fetchLimits.stallMilliseconds > 0, "--stall-timeout must be at least 1 (got \(s.fetchLimits.stallMilliseconds / 1000))")
-        try check(s.retry.retries >= 0, "--retries must not be negative (got \(s.retry.retries))")
-        try check(s.decodeLimits.maxPixels > 0 && s.fetchLimits.maxBytes > 0, "--max-pixels and --max-bytes must be positive")
-        if let images = s.imageCount { try check(images > 0, "--images must be at least 1 (got \(images))") }
-        try check(s.clients > 0, "--clients must be at least 1 (got \(s.clients))")
+        try R.check(Double(s.fetchLimits.timeoutMilliseconds) / 1000, in: R.timeoutSeconds, "--timeout")
+        try R.check(s.fetchLimits.stallMilliseconds / 1000, in: R.stallTimeoutSeconds, "--stall-timeout")
+        try R.check(s.retry.retries, in: R.retries, "--retries")
+        try R.check(s.decodeLimits.maxPixels, in: R.maxPixels, "--max-pixels")
+        try R.check(s.fetchLimits.maxBytes, in: R.maxBytes, "--max-bytes")
+        if let images = s.imageCount {
+            try R.check(images, in: s.source == .embedded ? R.embeddedImages : R.images, "--images")
+        }
+        try R.check(s.clients, in: R.clients, "--clients")
         try check(s.clients == 1 || s.diskCacheDirectory == nil,
                   "--disk-cache with --clients: each simulated user would need a cache of its own (not supported)")
         if let shard = s.shard {

@@ -66,16 +66,15 @@ public struct RunOptions: Sendable {
         }
         settings.diskRead = try Self.parse(diskRead, flag: "--disk-read")
         settings.diskCacheDirectory = diskCache
-        settings.diskCacheBytes = try Self.scaled(diskCacheMB, by: 1_048_576, flag: "--disk-cache-mb")
+        // Ranges are checked before scaling: a huge number of MB or seconds would overflow.
+        typealias R = FlagRanges
+        settings.diskCacheBytes = try R.check(diskCacheMB, in: R.diskCacheMB, "--disk-cache-mb") * 1_048_576
         settings.prefetch = prefetch
-        settings.memoryCacheBytes = try Self.scaled(memoryCacheMB, by: 1_048_576, flag: "--memory-cache-mb")
+        settings.memoryCacheBytes = try R.check(memoryCacheMB, in: R.memoryCacheMB, "--memory-cache-mb") * 1_048_576
         // Rounded, not truncated: 1.001 s is 1001 ms however the double falls.
-        let timeout = (timeoutSeconds * 1000).rounded()
-        guard timeout >= 1, timeout <= 86_400_000 else {
-            throw PlanError("--timeout must be between 0.001 and 86400 seconds (got \(timeoutSeconds))")
-        }
+        let timeout = (try R.check(timeoutSeconds, in: R.timeoutSeconds, "--timeout") * 1000).rounded()
         settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeout), maxBytes: maxBytes,
-                                           stallMilliseconds: try Self.scaled(stallTimeoutSeconds, by: 1000, flag: "--stall-timeout"))
+                                           stallMilliseconds: try R.check(stallTimeoutSeconds, in: R.stallTimeoutSeconds, "--stall-timeout") * 1000)
         settings.retry = RetryPolicy(retries: retries)
         if let faults {
             settings.faults = try Self.parsing { () throws(ServerFaults.ParseError) in try ServerFaults(parsing: faults) }
@@ -87,10 +86,8 @@ public struct RunOptions: Sendable {
         settings.shard = try shard.map { text throws(PlanError) in try ClientShard(parsing: text) }
 
         let limits = try Self.list(concurrency, flag: "--concurrency").map { text throws(PlanError) in
-            guard let value = Int(text), value > 0 else {
-                throw PlanError("--concurrency: '\(text)' is not a whole number of at least 1")
-            }
-            return value
+            guard let value = Int(text) else { throw PlanError("--concurrency: '\(text)' is not a whole number") }
+            return try R.check(value, in: R.concurrency, "--concurrency")
         }
         let kinds: [StrategyKind] = strategies == "all" ? StrategyKind.allCases
             : try Self.list(strategies, flag: "--strategies").map { text throws(PlanError) in try Self.parse(text, flag: "--strategies") }
@@ -98,13 +95,6 @@ public struct RunOptions: Sendable {
                                  warmupSeconds: warmupSeconds)
         try plan.validate()
         return plan
-    }
-
-    /// `value × factor`, or an error naming the flag where that does not fit in an Int.
-    private static func scaled(_ value: Int, by factor: Int, flag: String) throws(PlanError) -> Int {
-        let (product, overflow) = value.multipliedReportingOverflow(by: factor)
-        guard !overflow else { throw PlanError("\(flag): \(value) is out of range") }
-        return product
     }
 
     private static func list(_ text: String, flag: String) throws(PlanError) -> [String] {

@@ -25,6 +25,20 @@ struct CommandLineTests {
             (["--faults", "explode=5%"], "explode"),
             (["--source", manifest.path], "feed.csv:3"),
             (["gate", "--baseline", directory.path, "--threshold", "latency_p59_ms +5%"], "latency_p59_ms"),
+            // Numbers outside their range (these crashed, allocated without end or read as a
+            // missing value): the flag and its range, never a crash.
+            (["--rows", "-1"], "--rows must be between 1 and 1000000 (got -1)"),
+            (["--rows", "9000000000000000000"], "--rows must be between 1 and 1000000"),
+            (["--concurrency", "-3"], "--concurrency must be between 1 and 1000 (got -3)"),
+            (["--timeout", "inf"], "--timeout must be between 0.001 and 3600 (got inf)"),
+            (["--timeout", "1e300"], "--timeout must be between 0.001 and 3600 (got 1e+300)"),
+            (["--memory-cache-mb", "9000000000000000"], "--memory-cache-mb must be between 0 and 65536"),
+            (["--disk-cache-mb", "9000000000000000"], "--disk-cache-mb must be between 1 and 1048576"),
+            (["--stall-timeout", "9000000000000000"], "--stall-timeout must be between 1 and 3600"),
+            (["--clients", "1000000"], "--clients must be between 1 and 1000"),
+            (["--images", "100000000"], "--images must be between 1 and 10000"),
+            (["--max-pixels", "-5"], "--max-pixels must be between 1 and 1000000000 (got -5)"),
+            (["--warmup-seconds", "-0.5"], "--warmup-seconds must be between 0 and 60 (got -0.5)"),
         ]
         try await onOwnThread {
             for (arguments, named) in cases {

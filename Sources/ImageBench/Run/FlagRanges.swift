@@ -1,0 +1,48 @@
+/// Every number a user can type into `imgbench run`, with the range it must fall in: checked by
+/// `RunOptions` before a value is scaled (MB to bytes, seconds to ms, where a huge number would
+/// overflow) and by `BenchmarkPlan.validate()` on plans read back; `--help` shows them. The
+/// ranges are what one process can do on one machine, not what a type can hold.
+public enum FlagRanges {
+    /// A million rows scroll for about two hours and keep some 300 MB of request records.
+    public static let rows = 1...1_000_000
+    public static let concurrency = 1...1_000
+    public static let fps = 1...240
+    public static let memoryCacheMB = 0...65_536
+    public static let diskCacheMB = 1...1_048_576
+    public static let prefetch = 0...1_000
+    public static let repeats = 1...1_000
+    public static let warmup = 0...100
+    public static let warmupSeconds = 0.0...60
+    /// Distinct images of a `--source` feed (URLs only).
+    public static let images = 1...1_000_000
+    /// The embedded corpus is generated and held in memory: about 27 kB an image, 270 MB at most.
+    public static let embeddedImages = 1...10_000
+    public static let timeoutSeconds = 0.001...3_600
+    public static let stallTimeoutSeconds = 1...3_600
+    public static let retries = 0...10
+    public static let maxPixels = 1...1_000_000_000
+    public static let maxBytes = 1...1_073_741_824
+    /// Simulated users in one process, each a thread with its own memory cache and trace; more
+    /// go to other processes (`--shard`).
+    public static let clients = 1...1_000
+
+    /// The value, or an error naming the flag and its range.
+    @discardableResult
+    static func check<T: Comparable>(_ value: T, in range: ClosedRange<T>, _ flag: String) throws(PlanError) -> T {
+        guard range.contains(value) else {
+            throw PlanError("\(flag) must be between \(text(range.lowerBound)) and \(text(range.upperBound)) (got \(text(value)))")
+        }
+        return value
+    }
+
+    /// "0.001", "60", "1000000": whole numbers without a decimal point.
+    static func text<T>(_ value: T) -> String {
+        if let number = value as? Double { return number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(format: "%g", number) }
+        return "\(value)"
+    }
+
+    /// "(1 to 1000000)", for help texts.
+    public static func help<T>(_ range: ClosedRange<T>) -> String {
+        "(\(text(range.lowerBound)) to \(text(range.upperBound)))"
+    }
+}
