@@ -26,6 +26,10 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_set_long(handle, CURLOPT_TCP_NODELAY, 1)
         ib_curl_easy_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
         ib_curl_easy_set_long(handle, CURLOPT_MAXREDIRS, 5)
+        // Only the web, asked for or redirected to: a hostile server's Location: ftp://, file://
+        // or gopher:// is refused by curl before any connection.
+        ib_curl_easy_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        ib_curl_easy_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         ib_curl_easy_set_long(handle, CURLOPT_TIMEOUT_MS, limits.timeoutMilliseconds)
         ib_curl_easy_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(5_000, limits.timeoutMilliseconds))
         // A stalled body (no byte for `stallMilliseconds`) fails as a timeout long before --timeout.

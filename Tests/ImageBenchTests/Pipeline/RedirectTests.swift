@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// A listening TCP socket on loopback that nobody serves: it shows whether a client tried it.
+struct Listener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw CocoaError(.fileWriteUnknown) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Whether a connection is waiting to be accepted (someone tried).
+    var wasTried: Bool {
+        let client = accept(descriptor, nil, nil)
+        if client >= 0 { _ = Glibc.close(client) }
+        return client >= 0
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
+}
+
+extension ChildProcessRuns {
+    @Suite("Redirects stay on the web")
+    struct RedirectTests {
+        @Test("a redirect to ftp:// (or file://) is refused without a connection; one to another http URL is followed")
+        func redirectProtocols() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("redirects")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let image = try #require(ImageCorpus.generate(count: 1, seed: 1).images.first)
+                try Data(image.bytes).write(to: root.appendingPathComponent("photo.jpg"))
+                let ftp = try Listener()
+                defer { ftp.close() }
+                let nginx = try Nginx(root: root, extra: """
+                    location = /to-ftp.jpg { return 302 ftp://127.0.0.1:\(ftp.port)/photo.jpg; }
+                    location = /to-file.jpg { return 302 file:///etc/passwd; }
+                    location = /to-http.jpg { return 302 /photo.jpg; }
+                    """)
+                defer { nginx.stop() }
+                let fetcher = CurlFetcher(limits: FetchLimits(timeoutMilliseconds: 3_000, stallMilliseconds: 1_000))
+                for path in ["to-ftp.jpg", "to-file.jpg"] {
+                    do throws(FetchError) {
+                        _ = try fetcher.fetch("\(nginx.baseURL)/\(path)", expectedBytes: nil, token: LoadToken())
+                        Issue.record("\(path): the redirect was followed")
+                    } catch {
+                        guard case .connection(let reason) = error else { Issue.record("\(path): \(error)"); continue }
+                        #expect(reason.lowercased().contains("protocol"), "\(path): \(reason)")
+                    }
+                }
+                #expect(!ftp.wasTried, "curl connected to the ftp:// target")
+                let followed = try fetcher.fetch("\(nginx.baseURL)/to-http.jpg", expectedBytes: nil, token: LoadToken())
+                #expect(followed.bytes == image.bytes)
+            }
+        }
+    }
+}
