@@ -33,7 +33,7 @@ struct MergeCommand: ParsableCommand {
             // Written from the shards' own text: every column as they measured it.
             try merged.requestsCSV.write(to: directory.appendingPathComponent("requests.csv"), atomically: true, encoding: .utf8)
         }
-        print(ComparisonTable(results).text(bold: isatty(STDOUT_FILENO) == 1))
+        print(ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)))
         print("\nMerged \(shards.count) shards (\(plans[0].settings.clients) clients): \(directory.path)/")
     }
 }

@@ -129,7 +129,7 @@ struct RunCommand: ParsableCommand {
         }
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
         if !results.results.isEmpty { print(Verdict(results).lines.joined(separator: "\n") + "\n") }
-        print(ComparisonTable(results).text(bold: isatty(STDOUT_FILENO) == 1))
+        print(ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)))
         print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
         if let reason = results.stoppedBy {

@@ -9,7 +9,7 @@ public final class TerminalProgress: BenchmarkObserver {
     /// The run in progress: its place in the matrix and when it started (monotonic ns).
     private let current = Locked<(index: Int, total: Int, started: UInt64)>((0, 0, 0))
 
-    public init(quiet: Bool = false, interactive: Bool = isatty(STDERR_FILENO) == 1) {
+    public init(quiet: Bool = false, interactive: Bool = TerminalStyle.allowsRedraw(STDERR_FILENO)) {
         self.quiet = quiet
         self.interactive = interactive
     }

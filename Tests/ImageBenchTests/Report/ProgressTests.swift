@@ -30,6 +30,12 @@ extension ChildProcessRuns {
                 """
                 let terminal = try runPython(script, arguments: [Fixtures.executable.path] + Self.arguments
                                              + ["--out", directory.appendingPathComponent("tty").path])
+                // A terminal that cannot move its cursor gets plain lines, no escapes at all.
+                let dumb = try runPython("import os\nos.environ['TERM'] = 'dumb'\n" + script,
+                                         arguments: [Fixtures.executable.path, "--rows", "100", "--images", "20", "--strategies", "threads",
+                                                     "--network", "loopback", "--warmup-seconds", "0",
+                                                     "--out", directory.appendingPathComponent("dumb").path])
+                #expect(!dumb.contains("\\x1b") && dumb.contains("[1/1] threads ×5 #1: done in"), "TERM=dumb: \(dumb.prefix(400))")
                 #expect(terminal.contains("\\r\\x1b[K"), "no in-place redraw: \(terminal.prefix(300))")
                 #expect(terminal.contains("ETA") && terminal.contains("[#"), "no bar: \(terminal.prefix(300))")
                 #expect(terminal.contains("threads ×5 warm-up"), "the warm-up before the run shows: \(terminal.prefix(600))")
@@ -43,5 +49,22 @@ extension ChildProcessRuns {
                 #expect(lines.filter { $0.hasPrefix("[") }.map { String($0.prefix(5)) } == ["[1/2]", "[2/2]"], "\(lines)")
             }
         }
+    }
+}
+
+@Suite("Terminal style")
+struct TerminalStyleTests {
+    @Test("bold only on a terminal without NO_COLOR or TERM=dumb; redraw only where the cursor can move")
+    func style() throws {
+        let terminal = open("/dev/ptmx", O_RDWR | O_NOCTTY)  // a pseudo-terminal: isatty holds
+        try #require(terminal >= 0)
+        defer { close(terminal) }
+        #expect(TerminalStyle.allowsBold(terminal, environment: ["TERM": "xterm"]))
+        #expect(TerminalStyle.allowsBold(terminal, environment: ["TERM": "xterm", "NO_COLOR": ""]), "an empty NO_COLOR is unset")
+        #expect(!TerminalStyle.allowsBold(terminal, environment: ["TERM": "xterm", "NO_COLOR": "1"]))
+        #expect(TerminalStyle.allowsRedraw(terminal, environment: ["TERM": "xterm", "NO_COLOR": "1"]))
+        #expect(!TerminalStyle.allowsBold(terminal, environment: ["TERM": "dumb"]) && !TerminalStyle.allowsRedraw(terminal, environment: ["TERM": "dumb"]))
+        let pipe = Pipe()
+        #expect(!TerminalStyle.allowsBold(pipe.fileHandleForWriting.fileDescriptor, environment: ["TERM": "xterm"]))
     }
 }
