@@ -110,6 +110,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "No progress output.")
     var quiet = false
 
+    @Flag(help: "Write into an --out directory that already holds files (the ones imgbench writes are replaced).")
+    var force = false
+
     func validate() throws {
         _ = try plan()
     }
@@ -117,9 +120,21 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let plan = try plan()
         let directory = URL(fileURLWithPath: out ?? "imgbench-results/\(Timestamp.now())")
+        let existing = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        if let existing, !existing.isEmpty, !force {
+            throw CommandFailure("--out \(directory.path) is not empty: pass --force to write into it (imgbench's files are replaced)",
+                                 status: 64)
+        }
         try CommandFailure.catching("cannot write results to \(directory.path)") {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             guard FileManager.default.isWritableFile(atPath: directory.path) else { throw CocoaError(.fileWriteNoPermission) }
+        }
+        // A run that fails before writing anything leaves no empty directory behind it.
+        var written = false
+        defer {
+            if !written, existing == nil, (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true {
+                try? FileManager.default.removeItem(at: directory)
+            }
         }
         let stop = StopRequest()
         let trap = SignalTrap(stopping: stop)
@@ -128,6 +143,7 @@ struct RunCommand: ParsableCommand {
             try Benchmark.run(plan, observer: TerminalProgress(quiet: quiet), stop: stop)
         }
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
+        written = true
         if !results.results.isEmpty { print(Verdict(results).lines.joined(separator: "\n") + "\n") }
         print(ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)))
         print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")

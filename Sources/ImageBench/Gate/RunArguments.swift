@@ -49,6 +49,7 @@ public struct RunArguments: Sendable, Equatable {
     public static func invocation(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL) -> [String] {
         let matrix = ["--repeat", String(plan.repeats), "--strategies", plan.strategies.map(\.rawValue).joined(separator: ","),
                       "--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")]
-        return ["run"] + RunArguments(plan).words + extra + matrix + ["--quiet", "--out", directory.path]
+        // --force: the gate owns its workspace, and a re-run of the gate writes into it again.
+        return ["run"] + RunArguments(plan).words + extra + matrix + ["--quiet", "--force", "--out", directory.path]
     }
 }

@@ -53,9 +53,12 @@ public enum Benchmark {
         let diskCaches = try settings.diskCacheDirectory.map { path throws(DiskCache.OpenError) in
             try DiskCacheWorkspace(directory: URL(fileURLWithPath: path), sizeLimit: settings.diskCacheBytes)
         }
-        let stopped = BenchmarkResults(plan: plan, results: [], corpusImages: 0, corpusBytes: 0, serverURL: "",
-                                       traceSeconds: 0, startedAt: startedAt, environment: RunEnvironment.capture(),
-                                       stoppedBy: stop?.reason)
+        // Stopped while preparing: nothing measured, and it says why (the reason is read when it
+        // is known, not before the corpus began).
+        let stopped = {
+            BenchmarkResults(plan: plan, results: [], corpusImages: 0, corpusBytes: 0, serverURL: "", traceSeconds: 0,
+                             startedAt: startedAt, environment: RunEnvironment.capture(), stoppedBy: stop?.reason ?? "a stop request")
+        }
         let workload: Workload, server: ImageServer?, corpusBytes: Int
         if case .embedded = settings.source {
             let imageCount = settings.resolvedImageCount
@@ -63,7 +66,7 @@ public enum Benchmark {
             let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, progress: { done in
                 observer?.corpusProgress(done: done, total: imageCount)
             }, shouldStop: { stop?.isRequested == true })
-            if stop?.isRequested == true { return stopped }
+            if stop?.isRequested == true { return stopped() }
             let embedded = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
                                            seed: settings.seed, faults: settings.faults)
             observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(embedded.baseURL), network \(settings.network)")

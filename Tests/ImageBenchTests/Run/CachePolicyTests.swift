@@ -179,7 +179,7 @@ extension ChildProcessRuns {
             // cancellation, so entries keep being written even when a loaded machine is slow.
             process.arguments = ["--rows", "3000", "--images", "150", "--strategies", "threads", "--network", "lte", "--quiet",
                                  "--cancel", "none", "--warmup-seconds", "0",
-                                 "--disk-cache", directory.path, "--out", output.path]
+                                 "--disk-cache", directory.path, "--out", output.appendingPathComponent("results").path]
             let log = output.appendingPathComponent("stderr.log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process.standardOutput = FileHandle.nullDevice

@@ -51,6 +51,25 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("never").path))
     }
 
+    @Test("an --out that holds files is refused (exit 64) unless --force, which writes into it")
+    func occupiedOut() async throws {
+        let directory = try Fixtures.temporaryDirectory("occupied")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mine = directory.appendingPathComponent("notes.txt")
+        try "mine".write(to: mine, atomically: true, encoding: .utf8)
+        try await onOwnThread {
+            let refused = try Fixtures.imgbench(["--rows", "40", "--images", "10", "--network", "loopback", "--out", directory.path])
+            #expect(refused.status == 64 && Self.stderrLines(refused.output).count == 1, "\(refused.output)")
+            #expect(refused.output.contains("is not empty: pass --force"), "\(refused.output)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("summary.csv").path))
+            let forced = try Fixtures.imgbench(["--rows", "40", "--images", "10", "--network", "loopback", "--strategies", "threads",
+                                                "--quiet", "--force", "--out", directory.path])
+            #expect(forced.status == 0, "\(forced.output)")
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("summary.csv").path))
+            #expect(try String(contentsOf: mine, encoding: .utf8) == "mine", "other files are left alone")
+        }
+    }
+
     @Test("an --out or --disk-cache that cannot be written fails with exit 2 before the run")
     func unwritableDirectories() async throws {
         let directory = try Fixtures.temporaryDirectory("unwritable")

@@ -39,5 +39,26 @@ extension ChildProcessRuns {
                 }
             }
         }
+
+        @Test("SIGINT while the corpus is generated: exit 130, the reports say partial and stopped by SIGINT, nothing measured")
+        func duringSetUp() async throws {
+            try await onOwnThread {
+                let output = try Fixtures.temporaryDirectory("interrupted-set-up")
+                defer { try? FileManager.default.removeItem(at: output) }
+                // 10,000 images take several seconds to generate: the signal lands among them.
+                let run = try BackgroundRun(["--rows", "20000", "--images", "10000", "--out", output.appendingPathComponent("results").path],
+                                            log: output.appendingPathComponent("stderr.log"))
+                let deadline = Date().addingTimeInterval(60)
+                while !run.output.contains("generating") && run.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+                kill(run.process.processIdentifier, SIGINT)
+                run.process.waitUntilExit()
+                #expect(run.process.terminationStatus == 130, "\(run.output)")
+                #expect(!run.output.contains("scroll trace"), "it stopped before scrolling: \(run.output)")
+                let data = try Data(contentsOf: output.appendingPathComponent("results/summary.json"))
+                let summary = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                #expect(summary["partial"] as? Bool == true && summary["stopped_by"] as? String == "SIGINT", "\(summary["stopped_by"] ?? "")")
+                #expect((summary["runs"] as? [Any])?.isEmpty == true)
+            }
+        }
     }
 }

@@ -76,9 +76,11 @@ extension ChildProcessRuns {
                 let out = try Fixtures.temporaryDirectory("nothing-listens")
                 defer { try? FileManager.default.removeItem(at: out) }
                 let started = Date()
+                let results = out.appendingPathComponent("results")
                 let run = try Fixtures.imgbench(["--source", "http://127.0.0.1:\(port)/img/{id}.jpg", "--rows", "500",
-                                                     "--out", out.path])
+                                                     "--out", results.path])
                 #expect(run.status == 2, "\(run.output)")
+                #expect(!FileManager.default.fileExists(atPath: results.path), "an empty --out was left behind")
                 #expect(run.output.contains("cannot reach http://127.0.0.1:\(port)/img/"), "\(run.output)")
                 #expect(Date().timeIntervalSince(started) < 10)
             }
