@@ -47,6 +47,23 @@ struct SourceTests {
         #expect(message("[]", "m.json") == "m.json: the manifest lists no URLs")
     }
 
+    @Test("100,000 entries in every manifest format load whole, and a bad last one is still found by its line")
+    func largeManifests() throws {
+        let urls = (0..<100_000).map { "http://h/img/\($0).jpg" }
+        let json = "[\n" + urls.map { "  {\"url\": \"\($0)\", \"bytes\": 1000}" }.joined(separator: ",\n") + "\n]\n"
+        let csv = "url,bytes\n" + urls.map { "\($0),1000" }.joined(separator: "\n") + "\n"
+        let plist = try PropertyListSerialization.data(fromPropertyList: urls, format: .xml, options: 0)
+        for (name, data) in [("big.json", Data(json.utf8)), ("big.csv", Data(csv.utf8)), ("big.plist", plist)] {
+            let entries = try Manifest.parse(data, name: name)
+            #expect(entries.count == 100_000 && entries.last?.url == "http://h/img/99999.jpg", "\(name)")
+        }
+        // Where it is wrong, the line is still worked out (only there).
+        let broken = json.replacingOccurrences(of: "http://h/img/99999.jpg", with: "ftp://h/img/99999.jpg")
+        #expect(throws: Manifest.ParseError(description: "big.json:100001: 'ftp://h/img/99999.jpg' is not an http(s) URL")) {
+            try Manifest.parse(Data(broken.utf8), name: "big.json")
+        }
+    }
+
     @Test("templates need {id} or {row} and an http(s) URL; a missing file is named")
     func templates() throws {
         #expect(try ImageSource(parsing: "http://h:8080/img/{id}.jpg") == .template("http://h:8080/img/{id}.jpg"))
