@@ -16,12 +16,8 @@ extension ResultsComparison {
 
     /// "worse", "better", "same" (the repeats do not differ) or "?" (too few runs to tell); empty
     /// for a metric with no better direction.
-    public func noise(of line: Line) -> String {
-        guard let better = Metric.named(line.metric)?.better else { return "" }
-        let values = { (directory: ResultsDirectory) in
-            directory.cells.first { $0.key == line.cell }?.runs.compactMap { $0[line.metric].flatMap(Double.init) } ?? []
-        }
-        let (before, after) = (values(base), values(new))
+    static func noise(_ metric: String, before: [Double], after: [Double]) -> String {
+        guard let better = Metric.named(metric)?.better else { return "" }
         guard !before.isEmpty, !after.isEmpty, MannWhitney.smallestPValue(after.count, before.count) < Self.alpha else { return "?" }
         let test = MannWhitney.test(after, before)
         guard test.pValue < Self.alpha else { return "same" }
@@ -29,7 +25,7 @@ extension ResultsComparison {
     }
 
     /// A verdict for every cell both directories have, in the base's order.
-    public func cellVerdicts() -> [CellVerdict] {
+    static func verdicts(base: ResultsDirectory, new: ResultsDirectory) -> [CellVerdict] {
         let frames = Self.traceFrames(base.path)
         let (before, after) = (Self.placeholderSamples(base.path), Self.placeholderSamples(new.path))
         let shared = base.cells.map(\.key).filter { key in new.cells.contains { $0.key == key } }

@@ -8,6 +8,9 @@ public struct ResultsComparison: Sendable {
         public let metric: String
         public let base: Double
         public let new: Double
+        /// Whether the change is beyond the noise: "worse", "better", "same", "?" or "" (see
+        /// `ResultsComparison.noise`).
+        public let noise: String
         /// (new − base) / |base|; nil when base is 0.
         public var relativeChange: Double? { base == 0 ? (new == 0 ? 0 : nil) : (new - base) / abs(base) }
     }
@@ -17,7 +20,8 @@ public struct ResultsComparison: Sendable {
     public let lines: [Line]
     /// Cells present in only one of the two directories.
     public let unmatched: [String]
-
+    /// Each shared cell's verdict, in the base's order (read from the two requests.csv once).
+    public let verdicts: [CellVerdict]
 
     public init(base: ResultsDirectory, new: ResultsDirectory) {
         self.base = base
@@ -29,37 +33,45 @@ public struct ResultsComparison: Sendable {
             guard let newRuns = newCells[cell] else { continue }
             for metric in metrics {
                 guard let b = Self.mean(baseRuns, metric), let n = Self.mean(newRuns, metric) else { continue }
-                lines.append(Line(cell: cell, metric: metric, base: b, new: n))
+                lines.append(Line(cell: cell, metric: metric, base: b, new: n,
+                                  noise: Self.noise(metric, before: Self.values(baseRuns, metric), after: Self.values(newRuns, metric))))
             }
         }
         self.lines = lines
         let baseKeys = Set(base.cells.map(\.key)), newKeys = Set(new.cells.map(\.key))
         unmatched = baseKeys.symmetricDifference(newKeys).sorted()
+        verdicts = Self.verdicts(base: base, new: new)
+    }
+
+    static func values(_ runs: [[String: String]], _ metric: String) -> [Double] {
+        runs.compactMap { $0[metric].flatMap(Double.init) }
     }
 
     static func mean(_ runs: [[String: String]], _ metric: String) -> Double? {
-        let values = runs.compactMap { $0[metric].flatMap(Double.init) }
+        let values = values(runs, metric)
         return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }
+
+    /// The verdict sentence of `cell` ("" for a cell not in both).
+    func verdict(for cell: String) -> String { verdicts.first { $0.cell == cell }?.text ?? "" }
 
     /// A table per cell: metric, base, new, change and whether the change is beyond the noise,
     /// under the cell's verdict.
     public var text: String {
         var output = "base: \(base.path)\nnew:  \(new.path)\n"
         let width = max(6, lines.map(\.metric.count).max() ?? 0)
-        let verdicts = Dictionary(cellVerdicts().map { ($0.cell, $0.text) }, uniquingKeysWith: { a, _ in a })
         var cell = ""
         for line in lines {
             if line.cell != cell {
                 cell = line.cell
-                output += "\n\(cell): \(verdicts[cell] ?? "")\n"
+                output += "\n\(cell): \(verdict(for: cell))\n"
                 output += "  " + "metric".padding(toLength: width, withPad: " ", startingAt: 0)
                     + "          base           new     change  beyond noise\n"
             }
             let change = Self.padLeft(line.relativeChange.map(Format.change) ?? "new", 9)
             output += "  " + line.metric.padding(toLength: width, withPad: " ", startingAt: 0)
                 + " " + Self.padLeft(Format.compact(line.base), 13) + " " + Self.padLeft(Format.compact(line.new), 13)
-                + " " + change + "  " + noise(of: line) + "\n"
+                + " " + change + "  " + line.noise + "\n"
         }
         if !lines.isEmpty {
             output += "\nbeyond noise: Mann–Whitney over the repeats at α = \(Self.alpha) (\"?\": fewer than "

@@ -199,7 +199,7 @@ extension ReportTests {
                                     VerdictTests.run(.mainThread, 5, mean: 12, noise: 1)])
         defer { for url in [base, new] { try? FileManager.default.removeItem(at: url) } }
         let comparison = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: new.path))
-        let verdicts = Dictionary(uniqueKeysWithValues: comparison.cellVerdicts().map { ($0.cell, $0) })
+        let verdicts = Dictionary(uniqueKeysWithValues: comparison.verdicts.map { ($0.cell, $0) })
         let threads = try #require(verdicts["threads ×5"])
         // The noise is seeded, so the numbers are exact: 4 ms slower, ±5 ms of noise a request.
         #expect(threads.text.hasPrefix("SLOWER beyond noise: mean placeholder time 10.0 → 14.1 ms (n = 400 → 400 requests), +4.1 ms"),

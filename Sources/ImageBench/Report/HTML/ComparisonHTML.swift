@@ -6,23 +6,21 @@ import Foundation
 extension ResultsComparison {
     public var html: String {
         var body = "<h1>imgbench comparison</h1>\n<p>base: <code>\(escape(base.path))</code><br/>new: <code>\(escape(new.path))</code></p>\n"
-        let verdicts = Dictionary(cellVerdicts().map { ($0.cell, $0.text) }, uniquingKeysWith: { a, _ in a })
         var cell = ""
         for line in lines {
             if line.cell != cell {
                 if !cell.isEmpty { body += "</table>\n" }
                 cell = line.cell
-                body += "<h2>\(escape(cell))</h2>\n<p class=\"verdict\">\(escape(verdicts[cell] ?? ""))</p>\n<table class=\"cell\">\n"
+                body += "<h2>\(escape(cell))</h2>\n<p class=\"verdict\">\(escape(verdict(for: cell)))</p>\n<table class=\"cell\">\n"
                     + "<tr><th>metric</th><th>base</th><th>new</th><th>change</th><th></th><th>beyond noise</th></tr>\n"
             }
             let change = line.relativeChange
             // Coloured only beyond the noise: a change the repeats cannot tell from noise is grey.
-            let noise = noise(of: line)
-            let colour = noise == "worse" ? "#d62728" : noise == "better" ? "#2ca02c" : "#999"
+            let colour = line.noise == "worse" ? "#d62728" : line.noise == "better" ? "#2ca02c" : "#999"
             let width = min(120, abs(change ?? 0) * 240)
             body += "<tr class=\"metric\"><td>\(escape(line.metric))</td><td>\(Format.compact(line.base))</td><td>\(Format.compact(line.new))</td>"
                 + "<td style=\"color: \(colour)\">\(change.map(Format.change) ?? "new")</td>"
-                + "<td><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"124\" height=\"10\"><rect width=\"\(String(format: "%.1f", width))\" height=\"10\" fill=\"\(colour)\"/></svg></td><td>\(noise)</td></tr>\n"
+                + "<td><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"124\" height=\"10\"><rect width=\"\(String(format: "%.1f", width))\" height=\"10\" fill=\"\(colour)\"/></svg></td><td>\(line.noise)</td></tr>\n"
         }
         if !cell.isEmpty { body += "</table>\n" }
         if lines.isEmpty { body += "<p>No strategy × concurrency cell is in both directories.</p>\n" }
