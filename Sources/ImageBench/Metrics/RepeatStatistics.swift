@@ -59,6 +59,9 @@ public struct CellAggregate: Sendable {
 }
 
 extension CellAggregate {
+    /// The median over repeats of one metric and its interval (nil for a metric not aggregated).
+    public func estimate(_ metric: Metric) -> Estimate? { estimates.first { $0.metric.name == metric.name }?.estimate }
+
     /// The median over repeats of one metric (nil for a metric not aggregated).
-    public func median(_ metric: Metric) -> Double? { estimates.first { $0.metric.name == metric.name }?.estimate.median }
+    public func median(_ metric: Metric) -> Double? { estimate(metric)?.median }
 }

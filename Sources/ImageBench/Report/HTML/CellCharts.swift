@@ -8,12 +8,15 @@ extension HTMLReport {
         let results: BenchmarkResults
         let verdict: Verdict
         let aggregates: [CellAggregate]
+        /// Each cell's runs, in the order of `verdict.cells` and `aggregates` (all by cell, as run).
+        let runs: [[RunResult]]
         let colours: SeriesColours
 
         init(_ results: BenchmarkResults) {
             self.results = results
             verdict = Verdict(results)
             aggregates = CellAggregate.of(results.results)
+            runs = RunResult.byCell(results.results)
             colours = SeriesColours(limits: results.plan.concurrencies)
         }
 
@@ -27,7 +30,7 @@ extension HTMLReport {
     /// The share of requests displayed within a latency, one cumulative curve per cell (repeats
     /// merged), n in the legend.
     func latencyChart(_ context: Context) -> String {
-        let cells = RunResult.byCell(context.results.results).map { runs in
+        let cells = context.runs.map { runs in
             (runs[0].cell, runs.reduce(into: LatencyHistogram()) { $0.add($1.latency) })
         }
         let maxMs = max(10, cells.map(\.1.maxMilliseconds).max() ?? 10)
@@ -54,7 +57,7 @@ extension HTMLReport {
         let cells = context.aggregates
         let strategies = cells.map(\.strategy).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let limits = Array(Set(cells.map(\.concurrency))).sorted()
-        let estimate = { (cell: CellAggregate) in cell.estimates.first { $0.metric.name == metric.name }!.estimate }
+        let estimate = { (cell: CellAggregate) in cell.estimate(metric)! }
         let highest = cells.map { estimate($0).high * scale }.max() ?? 1
         let (ticks, end) = RoundTicks.ticks(upTo: max(highest, 1e-9) * 1.05, count: 4)
         let legend = strategies.map { (name: $0, colour: StrategyKind(rawValue: $0).map(context.colours.strategy) ?? "#000000") }
@@ -79,43 +82,33 @@ extension HTMLReport {
     /// One horizontal bar per cell, in the verdict's colours, with its 95% interval where there is
     /// one; cells that are not ranked are drawn hollow and say why.
     func cellBars(_ context: Context, label: String, title: String, unit: String, width: Double = 1000, integers: Bool = false,
-                  value: (Verdict.Cell) -> (value: Double, low: Double?, high: Double?, note: String)) -> String {
+                  value: (Verdict.Cell, [RunResult]) -> (value: Double, low: Double?, high: Double?, note: String)) -> String {
         let cells = context.verdict.cells
-        let values = cells.map(value)
+        let values = zip(cells, context.runs).map(value)
         let highest = values.map { max($0.value, $0.high ?? 0) }.max() ?? 0
         // All zero (no hitches at all): an axis to 1 rather than to nothing.
         let (ticks, end) = RoundTicks.ticks(upTo: highest > 0 ? highest * 1.05 : 1, count: width < 500 ? 4 : 5, integers: integers)
         let rowHeight = 24.0
-        let labels = 150.0
-        var svg = ""
-        // Room right of the plot for the longest note beside a bar.
-        let plotWidth = width - labels - (width < 500 ? 96 : 270)
-        let x = { (v: Double) in labels + v / end * plotWidth }
-        let top = 28.0, plotHeight = Double(cells.count) * rowHeight
-        let n = svgNumber
-        svg += "<rect class=\"plot\" x=\"\(n(labels))\" y=\"\(n(top))\" width=\"\(n(plotWidth))\" height=\"\(n(plotHeight))\" fill=\"none\" stroke=\"#999\"/>\n"
+        // Labels on the left; room on the right for the longest note beside a bar.
+        let frame = ChartFrame(width: width, plotHeight: Double(cells.count) * rowHeight, x: 0...end, y: 0...Double(cells.count),
+                               flipY: true, left: 150, right: width < 500 ? 96 : 270)
         let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
-        for tick in ticks {
-            svg += "<line x1=\"\(n(x(tick)))\" y1=\"\(n(top))\" x2=\"\(n(x(tick)))\" y2=\"\(n(top + plotHeight))\" stroke=\"#eee\"/>"
-                + "<text class=\"tick-x\" x=\"\(n(x(tick)))\" y=\"\(n(top + plotHeight + 14))\" font-size=\"11\" text-anchor=\"middle\">\(RoundTicks.label(tick, step: step))</text>\n"
-        }
+        var svg = frame.axes(xTicks: ticks.map { ($0, RoundTicks.label($0, step: step)) }, yTicks: [], xTitle: unit, title: title)
+        let n = svgNumber
         for (index, (cell, entry)) in zip(cells, values).enumerated() {
-            let y = top + Double(index) * rowHeight
+            let y = frame.y(Double(index))
             let colour = context.colour(cell)
             let ranked = cell.validity.isValid
-            svg += "<text x=\"\(n(labels - 6))\" y=\"\(n(y + 16))\" font-size=\"12\" text-anchor=\"end\">\(escape(cell.name))</text>"
-            svg += "<rect class=\"series\" data-series=\"\(escape(cell.name))\" x=\"\(n(labels))\" y=\"\(n(y + 5))\" width=\"\(n(max(0.5, x(entry.value) - labels)))\" height=\"14\" "
+            svg += "<text x=\"\(n(frame.left - 6))\" y=\"\(n(y + 16))\" font-size=\"12\" text-anchor=\"end\">\(escape(cell.name))</text>"
+            svg += "<rect class=\"series\" data-series=\"\(escape(cell.name))\" x=\"\(n(frame.left))\" y=\"\(n(y + 5))\" width=\"\(n(max(0.5, frame.x(entry.value) - frame.left)))\" height=\"14\" "
                 + (ranked ? "fill=\"\(colour)\"" : "fill=\"none\" stroke=\"\(colour)\"")
                 + "><title>\(escape(cell.name)): \(escape(entry.note))</title></rect>\n"
             if let low = entry.low, let high = entry.high {
-                svg += ChartFrame.whisker(horizontalAt: y + 12, from: x(max(0, low)), to: x(high), series: cell.name)
+                svg += ChartFrame.whisker(horizontalAt: y + 12, from: frame.x(max(0, low)), to: frame.x(high), series: cell.name)
             }
             let text = entry.note + (ranked ? "" : " (\(cell.validity == .control ? "control" : "not ranked"))")
-            svg += "<text x=\"\(n(x(max(entry.value, entry.high ?? 0)) + 6))\" y=\"\(n(y + 16))\" font-size=\"11\">\(escape(text))</text>\n"
+            svg += "<text x=\"\(n(frame.x(max(entry.value, entry.high ?? 0)) + 6))\" y=\"\(n(y + 16))\" font-size=\"11\">\(escape(text))</text>\n"
         }
-        svg += "<text x=\"\(n(labels + plotWidth / 2))\" y=\"\(n(top + plotHeight + 32))\" font-size=\"12\" text-anchor=\"middle\">\(escape(unit))</text>\n"
-        svg += "<text x=\"\(n(labels))\" y=\"16\" font-size=\"13\" font-weight=\"bold\">\(escape(title))</text>\n"
-        let height = top + plotHeight + 44
-        return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"\(label)\" width=\"\(n(width))\" height=\"\(n(height))\">\n\(svg)</svg>\n"
+        return frame.svg(svg, label: label)
     }
 }

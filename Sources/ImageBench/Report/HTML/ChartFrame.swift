@@ -4,23 +4,25 @@ import Foundation
 /// below the axis title, outside the plot, so it never covers a line. Series draw inside.
 struct ChartFrame {
     let width: Double, height: Double
-    // Room on the right for the last tick's label ("100 ms" centred on the plot's edge).
-    let left = 56.0, right = 30.0, top = 28.0
+    let left: Double, right: Double, top = 28.0
     let legend: [(name: String, colour: String)]
     let x: (Double) -> Double, y: (Double) -> Double
     let plotWidth: Double, plotHeight: Double
 
-    /// `plotHeight` is the plot's own height: the legend's rows are added below it.
+    /// `plotHeight` is the plot's own height: the legend's rows are added below it. `left` holds
+    /// the y labels; `right` the last x tick's label ("100 ms" centred on the plot's edge), or
+    /// notes beside bars.
     init(width: Double, plotHeight: Double, x: ClosedRange<Double>, y: ClosedRange<Double>, logX: Bool = false,
-         flipY: Bool = false, legend: [(name: String, colour: String)] = []) {
+         flipY: Bool = false, legend: [(name: String, colour: String)] = [], left: Double = 56, right: Double = 30) {
         self.width = width
         self.legend = legend
+        (self.left, self.right) = (left, right)
         let plotWidth = width - left - right
         self.plotWidth = plotWidth
         self.plotHeight = plotHeight
         let rows = Self.legendRows(legend.map(\.name), width: plotWidth)
         height = top + plotHeight + 40 + Double(rows.count) * 16
-        let (left, top) = (self.left, self.top)
+        let top = self.top
         let span = { (value: Double, range: ClosedRange<Double>, log: Bool) -> Double in
             let (v, lo, hi) = log ? (Foundation.log10(max(value, range.lowerBound)), Foundation.log10(range.lowerBound), Foundation.log10(range.upperBound))
                                   : (value, range.lowerBound, range.upperBound)

@@ -24,7 +24,7 @@ public struct HTMLReport: ReportWriter {
             return page(title: "imgbench report", style: Self.style, body: body + "<h2>Configuration</h2>\n" + configurationTable(results))
         }
         body += cellBars(context, label: "placeholder-intervals", title: "Mean placeholder time per cell, with its 95% interval",
-                         unit: "ms a row showed a placeholder, on average") { cell in
+                         unit: "ms a row showed a placeholder, on average") { cell, _ in
             let interval = cell.placeholder.interval
             return (cell.placeholder.overall, interval?.low, interval?.high,
                     String(format: "%.1f ms", cell.placeholder.overall) + (interval.map { String(format: " [%.1f–%.1f]", $0.low, $0.high) } ?? "")
@@ -77,8 +77,7 @@ public struct HTMLReport: ReportWriter {
             (.hostLateFrames, "host-late", "Frames the host woke late", "frames", true),
         ]
         return metrics.map { metric, label, title, unit, integers in
-            cellBars(context, label: label, title: title, unit: unit, width: 360, integers: integers) { cell in
-                let runs = context.results.results.filter { $0.cell.strategy.rawValue == cell.strategy && $0.cell.concurrency == cell.concurrency }
+            cellBars(context, label: label, title: title, unit: unit, width: 360, integers: integers) { _, runs in
                 let values = runs.map { metric.number(of: $0.summary) ?? 0 }
                 let estimate = RepeatStatistics.median(values)
                 let interval = values.count > 1 ? (estimate.low, estimate.high) : nil

@@ -9,12 +9,11 @@ extension HTMLReport {
             + "<th>placeholder mean ms [95% CI] (n)</th><th>placeholder p95 ms (n)</th><th>display p95 ms (n shown)</th>"
             + "<th>ready p50 / p95 ms (n)</th><th>mem hit</th><th>kB / image</th><th>CPU ms / image</th>"
             + "<th>hitch ms/s</th><th>dropped</th><th>host-late</th></tr>\n"
-        for (cell, aggregate) in zip(context.verdict.cells, context.aggregates) {
-            let runs = context.results.results.filter { $0.cell.strategy.rawValue == cell.strategy && $0.cell.concurrency == cell.concurrency }
+        for ((cell, aggregate), runs) in zip(zip(context.verdict.cells, context.aggregates), context.runs) {
             let requests = runs.reduce(0) { $0 + $1.summary.placeholderCount }
             let shown = runs.reduce(0) { $0 + $1.summary.displayed }
             let value = { (metric: Metric, scale: Double, format: String) -> String in
-                guard let estimate = aggregate.estimates.first(where: { $0.metric.name == metric.name })?.estimate else { return "–" }
+                guard let estimate = aggregate.estimate(metric) else { return "–" }
                 let text = String(format: format, estimate.median * scale)
                 guard aggregate.runs > 1 else { return text }
                 return text + " [" + String(format: format, estimate.low * scale) + "–" + String(format: format, estimate.high * scale) + "]"

@@ -4,11 +4,10 @@ extension HTMLReport {
     /// Where each cell's requests were served from, as shares of one bar, with what cancelling
     /// and merging did beside it.
     func sourcesChart(_ context: Context) -> String {
-        let results = context.results.results
         let kinds: [(name: String, metric: Metric)] = [("memory", .memoryHits), ("disk", .diskHits), ("network", .networkFetches),
                                                        ("merged", .merged), ("error", .errors)]
         let rowHeight = 26.0, labelWidth = 170.0, barWidth = 560.0
-        let cells = RunResult.byCell(results)
+        let cells = context.runs
         let height = Double(cells.count) * rowHeight + 50
         let n = svgNumber
         var svg = ""
