@@ -78,9 +78,8 @@ public struct SegmentMeans: Sendable, Equatable {
 
     /// Each repeat's mean over its requests.
     var repeatMeans: [Double] {
-        Dictionary(grouping: means.keys, by: \.repetition).keys.sorted().map { repetition in
-            let keys = means.keys.filter { $0.repetition == repetition }
-            return keys.reduce(0) { $0 + means[$1]! } / Double(keys.count)
+        Dictionary(grouping: means, by: \.key.repetition).sorted { $0.key < $1.key }.map { _, stretches in
+            stretches.reduce(0) { $0 + $1.value } / Double(stretches.count)
         }
     }
 
@@ -108,7 +107,8 @@ public struct SegmentMeans: Sendable, Equatable {
         guard let paired = Interval.of(differences, center: overall - other.overall) else { return nil }
         let t = StudentT.quantile975(degreesOfFreedom: paired.n - 1)
         let pairedError = (paired.high - paired.center) / t
-        let runs = runNoiseOfMean * runNoiseOfMean + other.runNoiseOfMean * other.runNoiseOfMean
+        let (mine, theirs) = (runNoiseOfMean, other.runNoiseOfMean)
+        let runs = mine * mine + theirs * theirs
         let half = t * (pairedError * pairedError + runs).squareRoot()
         return Interval(center: paired.center, low: paired.center - half, high: paired.center + half, n: paired.n)
     }
