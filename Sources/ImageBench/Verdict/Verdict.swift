@@ -1,7 +1,8 @@
 import Foundation
 
 /// The recommendation a run ends with: the strategy and limit with the least placeholder time
-/// among the valid cells, ties (differences inside the noise) broken by cost per displayed image,
+/// among the valid cells, ties (differences inside the noise) broken by cost per displayed image
+/// where costs differ beyond their own noise,
 /// the smallest limit that does as well, and why, in numbers with intervals. The terminal,
 /// report.md and report.html open with its lines.
 public struct Verdict: Sendable {
@@ -46,7 +47,8 @@ public struct Verdict: Sendable {
         }
         // Within noise of the fastest: the same, as far as this run can tell; the cheapest wins.
         let tied = ranked.filter { $0.name == fastest.name || Self.sameAs(fastest, $0) }
-        let best = tied.min { ($0.bytesPerImage, $0.cpuPerImage) < ($1.bytesPerImage, $1.cpuPerImage) }!
+        // Costs that differ by less than their own noise do not decide either: then the faster stays.
+        let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.cheaper(cell, than: best) ? cell : best }
         recommended = best
         let sweep = ranked.filter { $0.strategy == best.strategy }.sorted { $0.concurrency < $1.concurrency }
         knee = sweep.first { $0.name == best.name || $0.placeholder.overall <= best.placeholder.overall || Self.sameAs(best, $0) }
@@ -56,6 +58,20 @@ public struct Verdict: Sendable {
     /// Frames of the scroll trace: where its segments are cut.
     static func traceFrames(_ results: BenchmarkResults) -> Int {
         Int((results.traceSeconds * Double(results.plan.settings.fps)).rounded())
+    }
+
+    /// Bytes per image differing by under this share are the same cost (cancellations move them a little).
+    static let bytesTolerance = 0.02
+    /// CPU per image differing by under this share is the same cost: the process's CPU time is
+    /// noisy (other threads, the allocator, the kernel), and a report read back from the data
+    /// files must choose as the run did.
+    static let cpuTolerance = 0.10
+
+    /// `cell` costs less than `other` beyond the costs' noise: fewer bytes, else (bytes alike) less CPU.
+    static func cheaper(_ cell: Cell, than other: Cell) -> Bool {
+        func differs(_ a: Double, _ b: Double, by share: Double) -> Bool { abs(a - b) > share * max(a, b) }
+        if differs(cell.bytesPerImage, other.bytesPerImage, by: bytesTolerance) { return cell.bytesPerImage < other.bytesPerImage }
+        return differs(cell.cpuPerImage, other.cpuPerImage, by: cpuTolerance) && cell.cpuPerImage < other.cpuPerImage
     }
 
     /// True when `cell` is not shown to differ from `reference` (or cannot be compared).

@@ -37,7 +37,8 @@ extension Verdict {
         }
         let cost = String(format: "%.1f vs %.1f kB downloaded and %.1f vs %.1f ms CPU per displayed image",
                           best.bytesPerImage / 1e3, other.bytesPerImage / 1e3, best.cpuPerImage * 1e3, other.cpuPerImage * 1e3)
-        return head + "; a tie: difference \(signed(difference)) (\(test)); chosen by cost (\(cost))."
+        let reason = cheaper(best, than: other) ? "chosen by cost" : "costs alike too, so the faster mean stands"
+        return head + "; a tie: difference \(signed(difference)) (\(test)); \(reason) (\(cost))."
     }
 
     static func whyBelowLimit(_ cell: Cell) -> String {

@@ -61,9 +61,19 @@ extension ChildProcessRuns {
                 let runs = try ResultsDirectory(path: out.path).runs
                 let gcd = try #require(runs.first { $0["strategy"] == "gcd" })
                 #expect(Int(gcd["errors_connection"] ?? "") ?? 0 > Int(gcd["images_decoded"] ?? "") ?? 0, "\(gcd)")
+                let threads = try #require(runs.first { $0["strategy"] == "threads" })
                 let report = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
-                #expect(report.contains("**Recommended: threads at a limit of 5"), "\(report.prefix(600))")
-                #expect(report.contains("gcd ×5 (not ranked: most loads failed"))
+                #expect(!report.contains("Recommended: gcd"), "\(report.prefix(600))")
+                #expect(report.contains("gcd ×5 (not ranked: most loads failed") || report.contains("gcd ×5: not ranked: most loads failed"),
+                        "\(report.prefix(600))")
+                // A loaded test machine (the other suites run beside this one) can make the loop wake
+                // late for threads too; then nothing may be recommended, and the verdict must say why.
+                if threads["host_overloaded"] == "0" {
+                    #expect(report.contains("**Recommended: threads at a limit of 5"), "\(report.prefix(600))")
+                } else {
+                    #expect(report.contains("**Verdict: could not measure") && report.contains("threads ×5: not ranked: host overloaded"),
+                            "\(report.prefix(600))")
+                }
                 let gcdRow = try #require(report.split(separator: "\n").first { $0.hasPrefix("| gcd") })
                 #expect(gcdRow.hasPrefix("| gcd (not ranked)") && !gcdRow.contains("**"), "\(gcdRow)")
             }

@@ -57,6 +57,18 @@ struct VerdictTests {
         #expect(fastest.lines[1].contains("a tie") && fastest.lines[1].contains("chosen by cost"), "\(fastest.lines)")
     }
 
+    @Test("costs that differ inside their own noise do not break a tie: the faster mean stands")
+    func costsAlike() {
+        // Equal means: threads' noise draw makes it the faster by a hair. gcd has 1% fewer bytes and
+        // 5% less CPU, what cancellations and a busy allocator move.
+        let verdict = Verdict([Self.run(.threads, 5, mean: 10.2), Self.run(.gcd, 5, mean: 10.2, megabytes: 9.9) { $0.cpuUserS = 0.95 }],
+                              traceFrames: 1_000)
+        #expect(verdict.recommended?.name == "threads ×5", "\(verdict.lines)")
+        #expect(verdict.lines[1].contains("a tie") && verdict.lines[1].contains("costs alike too, so the faster mean stands"), "\(verdict.lines)")
+        let cheaper = Verdict([Self.run(.threads, 5, mean: 10.2), Self.run(.gcd, 5, mean: 10.2) { $0.cpuUserS = 0.8 }], traceFrames: 1_000)
+        #expect(cheaper.recommended?.name == "gcd ×5", "20% less CPU is beyond the noise")
+    }
+
     @Test("a cell whose loads mostly failed is not ranked, however short its placeholders")
     func failedCell() {
         let failed = Self.run(.gcd, 5, mean: 1) { summary in
