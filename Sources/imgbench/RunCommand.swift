@@ -74,6 +74,9 @@ struct RunCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Distinct images in the feed (default: rows/2, at most 2000) \(FlagRanges.help(FlagRanges.images)), at most \(FlagRanges.embeddedImages.upperBound) for the embedded server.")
     var images: Int?
 
+    @Option(help: "How rows pick images: sequential (row i shows entry i, wrapping; the default for a manifest) or zipf (skewed popularity; the default otherwise).")
+    var feed: String?
+
     @Option(parsing: .unconditional, help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)).")
     var timeout = defaults.timeoutSeconds
 
@@ -178,6 +181,7 @@ struct RunCommand: ParsableCommand {
         options.warmup = warmup
         options.warmupSeconds = warmupSeconds
         options.images = images
+        options.feed = feed
         options.timeoutSeconds = timeout
         options.stallTimeoutSeconds = stallTimeout
         options.retries = retries

@@ -3,14 +3,16 @@ import Dispatch
 import Foundation
 import ImageBench
 
+extension RequestLog.Level: ExpressibleByArgument {}
+
 /// `imgbench serve`: the embedded image server on its own, for a phone, a browser or another tool.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the generated corpus (or a folder of images) with a network profile and faults, until Ctrl-C.",
         discussion: """
-        Also answers /manifest.json: every served image as an absolute URL, ready for \
-        imgbench --source http://HOST:PORT/manifest.json.
+        Also answers /manifest.json and /manifest.csv: every served image as an absolute URL at \
+        the address and port it is reached on, ready for imgbench --source http://HOST:PORT/manifest.json.
         """)
 
     @Option(help: "Address to bind; 127.0.0.1 unless told otherwise (0.0.0.0 to reach it from a phone).")
@@ -28,24 +30,31 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Serve this folder of images instead of the generated corpus.")
     var corpus: String?
 
-    @Option(help: "Generated images (without --corpus).")
+    @Option(help: "Generated images (without --corpus) \(FlagRanges.help(FlagRanges.embeddedImages)).")
     var images = 1_000
 
     @Option(help: "Seed for the generated images, the per-URL delays and the faults.")
     var seed: UInt64 = 1
 
-    @Option(name: .customLong("log"), help: "What to log, one line per request on stdout: none, errors (status >= 400 and faults), requests.")
-    var logLevel = LogLevel.requests
+    @Option(name: .customLong("log"), help: "What to log on stdout, one line per request: none, errors (status >= 400 and faults; the default), requests (buffered, written every 100 ms).")
+    var logLevel = RequestLog.Level.errors
 
-    enum LogLevel: String, ExpressibleByArgument, CaseIterable {
-        case none, errors, requests
-    }
+    @Option(name: .customLong("request-timeout"), help: "Seconds a connection may idle or take to send a request before it is closed \(FlagRanges.help(FlagRanges.requestTimeout)).")
+    var requestTimeout = ConnectionLimits.standard.requestTimeout
+
+    @Option(name: .customLong("max-connections"), help: "Open connections at most; beyond it the longest-idle one is closed \(FlagRanges.help(FlagRanges.maxConnections)); default: the descriptor limit less 64.")
+    var maxConnections: Int?
 
     func validate() throws {
         _ = try profile()
         _ = try serverFaults()
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535 (got \(port))") }
-        guard images > 0 else { throw ValidationError("--images must be at least 1 (got \(images))") }
+        do {
+            try FlagRanges.check(images, in: FlagRanges.embeddedImages, "--images")
+            try limits.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
         if let corpus {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -62,20 +71,15 @@ struct ServeCommand: ParsableCommand {
             FileHandle.standardError.write(Data("imgbench serve: generating \(images) images (seed \(seed))\n".utf8))
             files = ServedFiles(corpus: ImageCorpus.generate(count: images, seed: seed))
         }
-        let level = logLevel
-        let log: @Sendable (ServedRequest) -> Void = { request in
-            guard level == .requests || (level == .errors && (request.status >= 400 || request.fault != nil)) else { return }
-            // One write per line: unbuffered, and whole even when both event loops log at once.
-            FileHandle.standardOutput.write(Data((request.description + "\n").utf8))
-        }
+        let log = RequestLog(level: logLevel)
         let (shaping, faults) = (try profile(), try serverFaults())
         let server = try CommandFailure.catching("cannot listen on \(host):\(port)") {
             try ImageServer(files: files, profile: shaping, seed: seed, faults: faults, host: host, port: port, threads: 2,
-                            log: level == .none ? nil : log)
+                            limits: limits, log: log.recorder)
         }
         FileHandle.standardError.write(Data("""
             imgbench serve: \(files.count) files at \(server.baseURL)/ (network \(server.profile)\(faults.isEmpty ? "" : ", faults \(faults)")); \
-            manifest at \(server.baseURL)/manifest.json; Ctrl-C stops
+            manifest at \(server.baseURL)/manifest.json; at most \(server.connectionCounts.cap) connections; Ctrl-C stops
 
             """.utf8))
         // Ctrl-C or SIGTERM: stop accepting, close connections, exit 0.
@@ -90,9 +94,12 @@ struct ServeCommand: ParsableCommand {
         }
         stop.wait()
         server.shutdown()
+        log.close()
         FileHandle.standardError.write(Data("imgbench serve: stopped after \(server.requestCount) requests\n".utf8))
         withExtendedLifetime(sources) {}
     }
+
+    private var limits: ConnectionLimits { ConnectionLimits(requestTimeout: requestTimeout, maxConnections: maxConnections) }
 
     private func profile() throws -> NetworkProfile {
         do {

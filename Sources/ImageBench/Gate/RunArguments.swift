@@ -33,9 +33,10 @@ public struct RunArguments: Sendable, Equatable {
             if s.network != RunSettings().network { words += ["--network", s.network.name] }
             if !s.faults.isEmpty { words += ["--faults", s.faults.description] }
         case .template(let template): words += ["--source", template]
-        case .manifest(let path, _): words += ["--source", path]
+        case .manifest(let path, _), .manifestURL(let path): words += ["--source", path]
         }
         if let images = s.imageCount { words += ["--images", String(images)] }
+        if let feed = s.feed { words += ["--feed", feed.rawValue] }
         if let directory = s.diskCacheDirectory { words += ["--disk-cache", directory] }
         if let shard = s.shard { words += ["--shard", shard.description] }
         if !s.decodes { words.append("--no-decode") }

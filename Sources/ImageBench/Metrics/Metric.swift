@@ -42,13 +42,18 @@ public struct Metric: Sendable, CustomStringConvertible {
     public let better: MetricDirection?
     public let combination: MetricCombination
     let field: Field
+    /// A column results directories written before 0.3 lack: reading one leaves it for
+    /// `RunSummary(row:)` to fill from the columns they have.
+    let since03: Bool
 
-    init(_ name: String, _ unit: String, _ better: MetricDirection?, _ combination: MetricCombination, _ field: Field) {
+    init(_ name: String, _ unit: String, _ better: MetricDirection?, _ combination: MetricCombination, _ field: Field,
+         since03: Bool = false) {
         self.name = name
         self.unit = unit
         self.better = better
         self.combination = combination
         self.field = field
+        self.since03 = since03
     }
 
     public var description: String { name }

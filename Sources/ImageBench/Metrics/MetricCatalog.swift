@@ -63,8 +63,11 @@ extension Metric {
     public static let achievedConcurrencyPeak = Metric("achieved_concurrency_peak", "loads", nil, .sum,
                                                        .integer(\.achievedConcurrencyPeak))
     public static let imagesDecoded = Metric("images_decoded", "images", nil, .sum, .integer(\.imagesDecoded))
-    public static let imagesPerS = Metric("images_per_s", "images/s", .higherIsBetter, .sum, .real(\.imagesPerS))
-    public static let bytesPerS = Metric("bytes_per_s", "bytes/s", .higherIsBetter, .sum, .real(\.bytesPerS))
+    /// Loads that delivered an image, decoded or (`--no-decode`) fetched whole. A column since 0.3:
+    /// older directories read it as images_decoded, which counted both.
+    public static let imagesLoaded = Metric("images_loaded", "images", nil, .sum, .integer(\.imagesLoaded), since03: true)
+    public static let imagesPerS = Metric("images_per_s", "images/s", .higherIsBetter, .recomputed, .derived { $0.imagesPerS })
+    public static let bytesPerS = Metric("bytes_per_s", "bytes/s", .higherIsBetter, .recomputed, .derived { $0.bytesPerS })
     /// CPU and memory are measured per process: users in one process share them.
     public static let cpuUserS = Metric("cpu_user_s", "s", .lowerIsBetter, .largest, .real(\.cpuUserS))
     public static let cpuSysS = Metric("cpu_sys_s", "s", .lowerIsBetter, .largest, .real(\.cpuSysS))
@@ -89,7 +92,7 @@ extension Metric {
         latencyP50, latencyP90, latencyP95, latencyP99, latencyMax,
         placeholderP50, placeholderP95, placeholderP99, placeholderMean, placeholderCount, readyP50, readyP95, readyP99,
         placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames, hostLateFrames, hostOverloaded, achievedConcurrencyMean, achievedConcurrencyPeak,
-        imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial,
+        imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial, imagesLoaded,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

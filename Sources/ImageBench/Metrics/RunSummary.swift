@@ -54,9 +54,14 @@ public struct RunSummary: Sendable, Equatable {
     public var droppedFrames = 0
     public var achievedConcurrencyMean = 0.0
     public var achievedConcurrencyPeak = 0
+    /// Images decoded (0 under `--no-decode`, which decodes nothing).
     public var imagesDecoded = 0
-    public var imagesPerS = 0.0
-    public var bytesPerS = 0.0
+    /// Loads that delivered an image: decoded, or fetched whole under `--no-decode`.
+    public var imagesLoaded = 0
+    /// Rates over the wall span from the totals: with `--clients` and shards, the users' combined
+    /// work over the time it took (not a sum of per-user rates, whose spans differ).
+    public var imagesPerS: Double { durationS > 0 ? Double(imagesDecoded) / durationS : 0 }
+    public var bytesPerS: Double { durationS > 0 ? Double(bytesDownloaded) / durationS : 0 }
     public var cpuUserS = 0.0
     public var cpuSysS = 0.0
     public var peakRssMb = 0.0

@@ -36,7 +36,8 @@ public struct MarkdownReport: ReportWriter {
         \(settings.injection == .none ? "" : "**Injected slowdown (a testing aid, not a real measurement): `\(settings.injection)`.**\n")\
         \(settings.faults.isEmpty ? "" : "Server faults injected: `\(settings.faults)`.\n")
         Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, \
-        \(settings.source == .embedded ? "served by the embedded server" : "from \(settings.source.description)").
+        \(settings.source == .embedded ? "served by the embedded server" : "from \(settings.source.description)"), \
+        feed `\(settings.feedOrder.rawValue)`.
 
         \(findings(results))\(ComparisonTable(results).markdown)
 

@@ -48,6 +48,12 @@ public enum Benchmark {
     public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil,
                            stop: StopRequest? = nil) throws -> BenchmarkResults {
         let startedAt = Date()
+        var plan = plan
+        if case .manifestURL(let url) = plan.settings.source {
+            observer?.preparing("fetching the manifest at \(url)")
+            // The results keep the entries, as for a manifest file: the directory stays readable.
+            plan.settings.source = try fetchManifest(url, limits: plan.settings.fetchLimits)
+        }
         let settings = plan.settings
         // Checked before any work: an unusable cache directory fails the run at once.
         let diskCaches = try settings.diskCacheDirectory.map { path throws(DiskCache.OpenError) in
@@ -93,10 +99,13 @@ public enum Benchmark {
         for (index, cell) in cells.enumerated() where stop?.isRequested != true {
             observer?.runStarted(cell, index: index, of: cells.count)
             if cell.repetition > 0 && plan.warmupSeconds > 0 {
+                server?.restartFaultDraws()
                 warmUp(cell, seconds: plan.warmupSeconds, workload: workload, settings: settings, stop: stop, observer: observer)
                 if stop?.isRequested == true { break }
             }
             let diskCache = try diskCaches?.cacheForRun(index)
+            // Every run meets the same faults on its k-th request of a path (fair across strategies).
+            server?.restartFaultDraws()
             let before = server?.counts
             var result = runCell(cell, workload: workload, settings: settings, diskCache: diskCache, stop: stop, observer: observer)
             if let server, let before { result.server = server.counts - before }
@@ -178,9 +187,24 @@ public enum Benchmark {
         }
     }
 
+    /// The manifest a URL answers with, or why there is none (exit 2: the source is unusable).
+    static func fetchManifest(_ url: String, limits: FetchLimits) throws(BenchmarkError) -> ImageSource {
+        let body: [UInt8]
+        do {
+            body = try CurlFetcher(limits: limits).fetch(url, expectedBytes: nil, token: LoadToken()).bytes
+        } catch {
+            throw BenchmarkError(description: "cannot fetch the manifest at \(url): \(error)")
+        }
+        do {
+            return .manifest(path: url, entries: try Manifest.parse(Data(body), name: url))
+        } catch {
+            throw BenchmarkError(description: "the manifest at \(error.description)")
+        }
+    }
+
     /// The feed, URLs and trace for a corpus served at `baseURL`.
     public static func makeWorkload(settings: RunSettings, corpus: ImageCorpus, baseURL: String) -> Workload {
-        let feed = Feed(rows: settings.rows, imageCount: corpus.images.count, seed: settings.seed)
+        let feed = Self.feed(settings, imageCount: corpus.images.count)
         let images = corpus.images.map {
             ImageReference(url: "\(baseURL)/\($0.path)", cacheKey: "imgbench-corpus/seed-\(settings.seed)/\($0.path)",
                            expectedBytes: $0.bytes.count, sourcePixels: $0.size.pixelCount)
@@ -206,11 +230,19 @@ public enum Benchmark {
             let images = (0..<count).map {
                 ImageReference(url: template.replacingOccurrences(of: "{id}", with: String($0)), expectedBytes: nil, sourcePixels: nil)
             }
-            return workload(settings: settings, feed: Feed(rows: settings.rows, imageCount: count, seed: settings.seed), images: images)
+            return workload(settings: settings, feed: Self.feed(settings, imageCount: count), images: images)
         case .manifest(_, let entries):
             let images = entries.map { ImageReference(url: $0.url, expectedBytes: $0.bytes, sourcePixels: nil) }
-            return workload(settings: settings, feed: Feed(rows: settings.rows, imageCount: images.count, seed: settings.seed),
-                            images: images)
+            return workload(settings: settings, feed: Self.feed(settings, imageCount: images.count), images: images)
+        case .manifestURL:
+            preconditionFailure("a manifest URL is fetched before the workload is made")
+        }
+    }
+
+    static func feed(_ settings: RunSettings, imageCount: Int) -> Feed {
+        switch settings.feedOrder {
+        case .sequential: Feed(sequentialRows: settings.rows, imageCount: imageCount)
+        case .zipf: Feed(rows: settings.rows, imageCount: imageCount, seed: settings.seed)
         }
     }
 

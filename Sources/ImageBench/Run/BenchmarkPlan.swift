@@ -100,6 +100,9 @@ extension BenchmarkPlan {
             try check(shard.count <= s.clients,
                       "--shard \(shard): \(shard.count) shards need at least \(shard.count) --clients (got \(s.clients))")
         }
+        if case .template(let template) = s.source, template.contains("{row}") {
+            try check(s.feed == nil, "--feed: a {row} template gives every row its own image")
+        }
         if s.source != .embedded {
             try check(s.faults.isEmpty, "--faults shapes the embedded server; a --source server is used as it is")
             try check(s.network == .unshaped, "--network shapes the embedded server; a --source server is used as it is")

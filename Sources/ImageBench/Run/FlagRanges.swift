@@ -25,10 +25,13 @@ public enum FlagRanges {
     /// Simulated users in one process, each a thread with its own memory cache and trace; more
     /// go to other processes (`--shard`).
     public static let clients = 1...1_000
+    /// `imgbench serve`: seconds a connection may idle or take over a request, and open connections at most.
+    public static let requestTimeout = 0.1...3_600
+    public static let maxConnections = 1...1_000_000
 
     /// The value, or an error naming the flag and its range.
     @discardableResult
-    static func check<T: Comparable>(_ value: T, in range: ClosedRange<T>, _ flag: String) throws(PlanError) -> T {
+    public static func check<T: Comparable>(_ value: T, in range: ClosedRange<T>, _ flag: String) throws(PlanError) -> T {
         guard range.contains(value) else {
             throw PlanError("\(flag) must be between \(text(range.lowerBound)) and \(text(range.upperBound)) (got \(text(value)))")
         }

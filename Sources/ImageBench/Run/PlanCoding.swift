@@ -42,6 +42,7 @@ extension ImageSource: Codable {
         case "template":
             let template = try container.decode(String.self, forKey: .template)
             self = try ImageSource(parsing: template)
+        case "manifest-url": self = .manifestURL(try container.decode(String.self, forKey: .path))
         case "manifest":
             self = .manifest(path: try container.decode(String.self, forKey: .path),
                              entries: try container.decode([ManifestEntry].self, forKey: .entries))
@@ -58,6 +59,9 @@ extension ImageSource: Codable {
         case .template(let template):
             try container.encode("template", forKey: .kind)
             try container.encode(template, forKey: .template)
+        case .manifestURL(let url):
+            try container.encode("manifest-url", forKey: .kind)
+            try container.encode(url, forKey: .path)
         case .manifest(let path, let entries):
             try container.encode("manifest", forKey: .kind)
             try container.encode(path, forKey: .path)

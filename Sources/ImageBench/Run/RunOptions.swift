@@ -27,6 +27,7 @@ public struct RunOptions: Sendable {
     /// Long enough for Dispatch's pool to grow to a limit of 5 (about a thread a second).
     public var warmupSeconds = 5.0
     public var images: Int?
+    public var feed: String?
     public var timeoutSeconds = 10.0
     public var stallTimeoutSeconds = 5
     public var retries = 0
@@ -81,6 +82,7 @@ public struct RunOptions: Sendable {
         }
         settings.decodeLimits = DecodeLimits(maxPixels: maxPixels)
         settings.imageCount = images
+        if let feed { settings.feed = try Self.parse(feed, flag: "--feed") }
         settings.clients = clients
         settings.decodes = decodes
         settings.shard = try shard.map { text throws(PlanError) in try ClientShard(parsing: text) }

@@ -58,10 +58,20 @@ public struct RunSettings: Sendable, Equatable, Codable {
     public var settleSeconds = 3.0
     /// Distinct images in the feed; nil picks `Feed.defaultImageCount(rows:)`.
     public var imageCount: Int?
+    /// How rows pick images (`--feed`); nil: the source's own (`feedOrder`).
+    public var feed: FeedOrder?
 
     public init() {}
 
     public var resolvedImageCount: Int { imageCount ?? Feed.defaultImageCount(rows: rows) }
+
+    /// The feed order in force: a manifest is the user's feed, in its order; generated images and
+    /// `{id}` templates recur with skewed popularity.
+    public var feedOrder: FeedOrder {
+        if let feed { return feed }
+        if case .manifest = source { return .sequential }
+        return .zipf
+    }
 
     /// The clients this process runs.
     public var clientIndices: Range<Int> { shard?.clients(of: clients) ?? 0..<clients }

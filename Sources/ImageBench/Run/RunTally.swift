@@ -18,7 +18,7 @@ struct RunTally {
     private var learnedBytes: [Int: Int] = [:]
     /// Loads that failed, by class, whether or not a row still wanted the image.
     private var failedLoads: [ErrorClass: Int] = [:]
-    private var imagesDecoded = 0, decodedPixels = 0
+    private var imagesDecoded = 0, imagesLoaded = 0, decodedPixels = 0
     private var decodeFilterNanoseconds: UInt64 = 0
     private var hitchNanoseconds: UInt64 = 0, mainBusyNanoseconds: UInt64 = 0
     var droppedFrames = 0
@@ -37,8 +37,10 @@ struct RunTally {
         if completion.source == .network { httpRequests += completion.attempts }
         decodeWarnings += completion.decodeWarnings
         if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
-        if case .image = completion.outcome {
-            imagesDecoded += 1
+        // A --no-decode stand-in is an image loaded, not decoded.
+        if case .image(let image) = completion.outcome {
+            imagesLoaded += 1
+            if image.standInCost == nil { imagesDecoded += 1 }
             decodedPixels += completion.sourcePixels
             decodeFilterNanoseconds += completion.stages.decode + completion.stages.filter
         }
@@ -152,8 +154,7 @@ struct RunTally {
         summary.achievedConcurrencyMean = run.gauge.mean()
         summary.achievedConcurrencyPeak = run.gauge.peak
         summary.imagesDecoded = imagesDecoded
-        summary.imagesPerS = seconds > 0 ? Double(imagesDecoded) / seconds : 0
-        summary.bytesPerS = seconds > 0 ? Double(bytesDownloaded) / seconds : 0
+        summary.imagesLoaded = imagesLoaded
         summary.cpuUserS = usage.userSeconds
         summary.cpuSysS = usage.systemSeconds
         summary.peakRssMb = ResourceUsage.peakResidentMegabytes()

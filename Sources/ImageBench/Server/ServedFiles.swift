@@ -47,5 +47,10 @@ public struct ServedFiles: Sendable {
     /// The served paths, sorted.
     public var paths: [String] { files.keys.sorted() }
 
+    /// The served images (files whose bytes are an image format), by path, with their sizes.
+    var images: [(path: String, bytes: Int)] {
+        files.filter { $0.value.contentType.hasPrefix("image/") }.map { ($0.key, $0.value.body.readableBytes) }.sorted { $0.path < $1.path }
+    }
+
     public var count: Int { files.count }
 }

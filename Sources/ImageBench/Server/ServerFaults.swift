@@ -5,9 +5,11 @@
 /// - `stall`: the headers and half the body, then nothing more while the connection stays open;
 /// - `truncate`: a complete, well-formed response whose body is only the first half of the file.
 ///
-/// Which request is hit is deterministic: a hash of the seed, the path and the request's attempt
-/// number (the `X-Imgbench-Attempt` header a retry sends; 1 without it). Every strategy asking for
-/// the same URL therefore meets the same fault, and a retry draws again.
+/// Which request is hit is deterministic: a hash of the seed, the path and the request's number
+/// among that user's requests of that path (retries included). A rate is therefore a share of
+/// requests, not of paths (a popular path is not hit on every request), a retry draws again, and
+/// every run of a benchmark, which restarts the numbers, meets the same faults on the same
+/// requests.
 public struct ServerFaults: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, CaseIterable {
         case error, reset, stall, truncate
@@ -49,10 +51,10 @@ public struct ServerFaults: Sendable, Equatable, CustomStringConvertible {
         }.joined(separator: ",")
     }
 
-    /// The fault for one request, if any.
-    public func fault(path: String, attempt: Int, seed: UInt64) -> Kind? {
+    /// The fault for the `request`-th request of `path`, if any.
+    public func fault(path: String, request: Int, seed: UInt64) -> Kind? {
         guard !isEmpty else { return nil }
-        let draw = StableHash.unit(seed: seed ^ 0xFA17, key: "\(path)#\(attempt)")
+        let draw = StableHash.unit(seed: seed ^ 0xFA17, key: "\(path)#\(request)")
         var edge = 0.0
         for kind in Kind.allCases {
             edge += rates[kind] ?? 0

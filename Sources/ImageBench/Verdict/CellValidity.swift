@@ -15,8 +15,8 @@ public enum CellValidity: Sendable, Equatable, CustomStringConvertible {
             self = .invalid("stopped early")
         } else if summary.hostOverloaded {
             self = .invalid("host overloaded: the loop woke late on \(summary.hostLateFrames) frames")
-        } else if failed > 0 && failed * 2 > failed + summary.imagesDecoded {
-            self = .invalid("most loads failed (\(failed) of \(failed + summary.imagesDecoded))")
+        } else if failed > 0 && failed * 2 > failed + summary.imagesLoaded {
+            self = .invalid("most loads failed (\(failed) of \(failed + summary.imagesLoaded))")
         } else if summary.requests > summary.memoryHits && summary.displayed == 0 {
             self = .invalid("no image was displayed")
         } else {

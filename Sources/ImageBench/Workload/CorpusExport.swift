@@ -1,8 +1,9 @@
 import Foundation
 
 /// `imgbench corpus --out DIR`: the generated corpus as files any server can serve (nginx, a CDN
-/// bucket), with manifests for `--source`. Files are flat, named by id and format (`42.jpg`,
-/// `7.png`), so `--source http://host/{id}.jpg` works for a JPEG-only corpus.
+/// bucket), with manifests for `--source`. Images go under `img/`, named by id and format
+/// (`img/42.jpg`, `img/7.png`): the paths the embedded server serves, so one URL template
+/// (`--source http://host/img/{id}.jpg`, for a JPEG-only corpus) reaches either.
 public enum CorpusExport {
     public struct Written: Sendable, Equatable {
         public let files: Int
@@ -12,7 +13,7 @@ public enum CorpusExport {
     /// Writes every image, `manifest.json` (an array of `{"url", "bytes"}`) and `manifest.csv`
     /// (`url,bytes`), the URLs under `baseURL`.
     public static func write(_ corpus: ImageCorpus, to directory: URL, baseURL: String) throws -> Written {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("img"), withIntermediateDirectories: true)
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         var entries: [[String: Any]] = []
         var csv = CSVTable(header: ["url", "bytes"])
@@ -28,5 +29,6 @@ public enum CorpusExport {
         return Written(files: corpus.images.count, bytes: corpus.totalBytes)
     }
 
-    public static func fileName(_ image: CorpusImage) -> String { "\(image.id).\(image.format.fileExtension)" }
+    /// Its path in the folder, the embedded server's path: `img/42.jpg`.
+    public static func fileName(_ image: CorpusImage) -> String { image.path }
 }

@@ -1,5 +1,13 @@
 import Foundation
 
+/// How a feed's rows pick their images (`--feed`).
+public enum FeedOrder: String, Sendable, Codable, CaseIterable {
+    /// Row i shows image i, wrapping when rows outnumber images: a manifest's own order, the user's feed.
+    case sequential
+    /// Skewed popularity (Zipf), so images recur down the feed: the embedded corpus and `{id}` templates.
+    case zipf
+}
+
 /// What row `i` shows: an image of the corpus, chosen with skewed popularity so avatars and shared
 /// photos recur down the feed (which is what makes memory caches and request merging matter).
 public struct Feed: Sendable {
@@ -38,6 +46,11 @@ public struct Feed: Sendable {
             return idForRank[low]
         }
         self.imageCount = imageCount
+    }
+
+    /// Row i shows image i modulo `imageCount`.
+    public init(sequentialRows rows: Int, imageCount: Int) {
+        self.init(imageForRow: (0..<rows).map { $0 % imageCount }, imageCount: imageCount)
     }
 
     /// A feed whose rows show given images, e.g. one image per row for a `{row}` URL template.

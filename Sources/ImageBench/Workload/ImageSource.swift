@@ -7,18 +7,27 @@ public enum ImageSource: Sendable, Equatable {
     /// A URL template: `{id}` is the image (images repeat down the feed with the usual skew),
     /// `{row}` the row (every row its own image).
     case template(String)
-    /// The images a manifest file lists, in its order; rows draw from them with the usual skew.
+    /// The images a manifest lists (a file, or a URL fetched before the run); row i shows entry i
+    /// unless `--feed zipf`.
     case manifest(path: String, entries: [ManifestEntry])
+    /// A URL that answers with a manifest (`imgbench serve`'s `/manifest.json`, a CDN's listing):
+    /// fetched when the benchmark prepares, then a `.manifest`.
+    case manifestURL(String)
 
     public struct ParseError: Error, CustomStringConvertible, Equatable {
         public let description: String
     }
 
-    /// `--source VALUE`: a URL (a template) or a manifest file (.json, .csv, .plist).
+    /// `--source VALUE`: a URL template (with `{id}` or `{row}`), a manifest's URL (without them),
+    /// or a manifest file (.json, .csv, .plist).
     public init(parsing value: String) throws(ParseError) {
         if value.contains("://") {
             guard value.contains("{id}") || value.contains("{row}") else {
-                throw ParseError(description: "--source '\(value)': a URL template needs {id} (the image) or {row} (the row)")
+                guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                    throw ParseError(description: "--source '\(value)': not an http(s) URL (a manifest's, or a template with {id} or {row})")
+                }
+                self = .manifestURL(value)
+                return
             }
             guard let url = URL(string: value.replacingOccurrences(of: "{id}", with: "0").replacingOccurrences(of: "{row}", with: "0")),
                   ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -42,6 +51,7 @@ public enum ImageSource: Sendable, Equatable {
         case .embedded: "the embedded server"
         case .template(let template): template
         case .manifest(let path, let entries): "\(path) (\(entries.count) URLs)"
+        case .manifestURL(let url): "the manifest at \(url)"
         }
     }
 }

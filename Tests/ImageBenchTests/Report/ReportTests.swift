@@ -23,8 +23,8 @@ struct ReportTests {
                    decodeMsSaved: 1, wastedCompletions: 0, prefetchLoads: 0, prefetchCancelled: 0, memoryEvictions: 0,
                    diskWrites: 0, diskDiscarded: 0, latencyP50Ms: 10, latencyP90Ms: 20, latencyP95Ms: p95, latencyP99Ms: 40,
                    latencyMaxMs: 50, placeholderRatio: 0.2, hitchMsPerS: 0, mainBusyMsPerS: 1, droppedFrames: 0,
-                   achievedConcurrencyMean: 1, achievedConcurrencyPeak: 2, imagesDecoded: 90, imagesPerS: 9,
-                   bytesPerS: 100, cpuUserS: 1, cpuSysS: 0.1, peakRssMb: 100, durationS: 10)
+                   achievedConcurrencyMean: 1, achievedConcurrencyPeak: 2, imagesDecoded: 90, imagesLoaded: 90,
+                   cpuUserS: 1, cpuSysS: 0.1, peakRssMb: 100, durationS: 10)
     }
 
     static func result(_ summary: RunSummary) -> RunResult {

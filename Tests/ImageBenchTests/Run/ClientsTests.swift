@@ -31,7 +31,12 @@ extension ChildProcessRuns {
             #expect(result.summary.networkFetches == result.clients.reduce(0) { $0 + $1.summary.networkFetches })
             #expect(result.summary.requests == result.clients.reduce(0) { $0 + $1.summary.requests })
             #expect(result.summary.requests == 20 * 300)  // every user saw every row
-            #expect(result.summary.imagesDecoded > 0 && result.summary.errors == 0)
+            // --no-decode decodes nothing: every image was loaded, none decoded.
+            #expect(result.summary.imagesDecoded == 0 && result.summary.imagesLoaded > 100 && result.summary.errors == 0)
+            // Rates are the users' totals over the wall span, not a sum of each user's own rate.
+            let wall = result.clients.map(\.summary.durationS).max() ?? 0
+            #expect(result.summary.durationS == wall && result.summary.imagesPerS == 0)
+            #expect(abs(result.summary.bytesPerS - Double(result.summary.bytesDownloaded) / wall) < 1e-6)
             // Each user scrolled its own trace: rows came into view at different frames.
             let timings = Set(result.clients.indices.map { index in
                 result.requests.filter { $0.client == index }.prefix(60).map { "\($0.row)@\($0.visibleFrame)" }

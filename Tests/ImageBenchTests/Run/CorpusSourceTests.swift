@@ -7,7 +7,7 @@ extension ChildProcessRuns {
     /// as a manifest: every image fetched once, every fetch displayed.
     @Suite("The corpus on nginx, through --source", .serialized)
     struct CorpusSourceTests {
-        @Test("--source {id}.jpg and --source manifest.json against nginx: network fetches equal the distinct images displayed")
+        @Test("--source img/{id}.jpg and --source manifest.json against nginx: network fetches equal the distinct images displayed")
         func corpusOnNginx() async throws {
             try await onOwnThread {
                 let root = try Fixtures.temporaryDirectory("corpus-nginx")
@@ -19,7 +19,7 @@ extension ChildProcessRuns {
                 try #require(written.status == 0, "\(written.output)")
                 let nginx = try Nginx(root: corpus, port: port)
                 defer { nginx.stop() }
-                for source in ["http://127.0.0.1:\(port)/{id}.jpg", corpus.appendingPathComponent("manifest.json").path] {
+                for source in ["http://127.0.0.1:\(port)/img/{id}.jpg", corpus.appendingPathComponent("manifest.json").path] {
                     let out = root.appendingPathComponent("results-\(source.hasSuffix(".json") ? "manifest" : "template")")
                     // Slow scrolling and no cancellation: every load started is a load displayed.
                     let run = try Fixtures.imgbench(["--source", source, "--images", "20", "--rows", "40", "--scroll", "browse",

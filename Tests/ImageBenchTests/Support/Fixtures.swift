@@ -90,11 +90,18 @@ struct BackgroundRun {
     let process = Process()
     let log: URL
 
-    init(_ arguments: [String], log: URL) throws {
+    /// `descriptorLimit`: run it under `ulimit -n` that many open files.
+    init(_ arguments: [String], log: URL, descriptorLimit: Int? = nil) throws {
         self.log = log
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.executableURL = Fixtures.executable
-        process.arguments = Fixtures.withoutWarmUp(arguments)
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Fixtures.executable.path]
+                + Fixtures.withoutWarmUp(arguments)
+        } else {
+            process.executableURL = Fixtures.executable
+            process.arguments = Fixtures.withoutWarmUp(arguments)
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()

@@ -27,6 +27,7 @@ struct VerdictTests {
         summary.requests = requests.count
         summary.displayed = requests.count
         summary.imagesDecoded = requests.count
+        summary.imagesLoaded = requests.count
         summary.bytesDownloaded = Int(megabytes * 1e6)
         summary.cpuUserS = 1
         summary.achievedConcurrencyPeak = limit
@@ -74,6 +75,7 @@ struct VerdictTests {
         let failed = Self.run(.gcd, 5, mean: 1) { summary in
             summary[errors: .connection] = 200
             summary.imagesDecoded = 0
+            summary.imagesLoaded = 0
             summary.displayed = 0
         }
         let verdict = Verdict([failed, Self.run(.threads, 5, mean: 30)], traceFrames: 1_000)

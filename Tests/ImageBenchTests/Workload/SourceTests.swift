@@ -67,7 +67,8 @@ struct SourceTests {
     @Test("templates need {id} or {row} and an http(s) URL; a missing file is named")
     func templates() throws {
         #expect(try ImageSource(parsing: "http://h:8080/img/{id}.jpg") == .template("http://h:8080/img/{id}.jpg"))
-        #expect(throws: ImageSource.ParseError.self) { try ImageSource(parsing: "http://h/img/1.jpg") }
+        // A URL without {id} or {row} is a manifest's, fetched when the run prepares.
+        #expect(try ImageSource(parsing: "http://h:8080/manifest.json") == .manifestURL("http://h:8080/manifest.json"))
         #expect(throws: ImageSource.ParseError.self) { try ImageSource(parsing: "ftp://h/{id}.jpg") }
         #expect(throws: ImageSource.ParseError.self) { try ImageSource(parsing: "/nonexistent/manifest.json") }
         var settings = RunSettings()
@@ -79,5 +80,41 @@ struct SourceTests {
         settings.imageCount = 10
         let skewed = Benchmark.makeWorkload(settings: settings)
         #expect(skewed.images.count == 10 && Set(skewed.feed.imageForRow).isSubset(of: Set(0..<10)) && skewed.images[3].url == "http://h/3.jpg")
+    }
+
+    @Test("a manifest is the user's feed: row i shows entry i, wrapping; --feed zipf imposes popularity")
+    func manifestOrder() throws {
+        var settings = RunSettings()
+        settings.rows = 27
+        settings.source = .manifest(path: "feed.json", entries: (0..<27).map { ManifestEntry(url: "http://h/\($0).jpg") })
+        #expect(settings.feedOrder == .sequential)
+        #expect(Benchmark.makeWorkload(settings: settings).feed.imageForRow == Array(0..<27), "every entry, in order")
+        settings.rows = 60
+        #expect(Benchmark.makeWorkload(settings: settings).feed.imageForRow == (0..<60).map { $0 % 27 })
+        settings.feed = .zipf
+        let skewed = Benchmark.makeWorkload(settings: settings).feed.imageForRow
+        #expect(Set(skewed).count < 27, "with popularity some entries recur and others are never asked for")
+        settings.source = .template("http://h/{row}.jpg")
+        var plan = BenchmarkPlan(settings: settings, strategies: [.threads], concurrencies: [1], repeats: 1, warmups: 0, warmupSeconds: 0)
+        #expect(throws: PlanError("--feed: a {row} template gives every row its own image")) { try plan.validate() }
+        plan.settings.source = .template("http://h/{id}.jpg")
+        #expect(plan.settings.feedOrder == .zipf)
+        plan.settings.feed = nil
+        #expect(plan.settings.feedOrder == .zipf, "generated images and {id} templates recur by default")
+    }
+
+    @Test("a manifest URL as --source: fetched from imgbench's own server, kept as its entries")
+    func manifestURL() async throws {
+        try await onOwnThread {
+            let corpus = ImageCorpus.generate(count: 9, seed: 2)
+            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: .unshaped, seed: 1)
+            defer { server.shutdown() }
+            let source = try Benchmark.fetchManifest("\(server.baseURL)/manifest.json", limits: FetchLimits())
+            guard case .manifest(let path, let entries) = source else { Issue.record("\(source)"); return }
+            #expect(path == "\(server.baseURL)/manifest.json")
+            #expect(Set(entries.map(\.url)) == Set(corpus.images.map { "\(server.baseURL)/\($0.path)" }))
+            #expect(entries.allSatisfy { entry in corpus.images.contains { "\(server.baseURL)/\($0.path)" == entry.url && $0.bytes.count == entry.bytes } })
+            #expect(throws: BenchmarkError.self) { try Benchmark.fetchManifest("\(server.baseURL)/img/0.jpg", limits: FetchLimits()) }
+        }
     }
 }

@@ -32,14 +32,15 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         ib_curl_easy_set_long(handle, CURLOPT_TIMEOUT_MS, limits.timeoutMilliseconds)
         ib_curl_easy_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(5_000, limits.timeoutMilliseconds))
-        // A stalled body (no byte for `stallMilliseconds`) fails as a timeout long before --timeout.
-        ib_curl_easy_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-        ib_curl_easy_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, (limits.stallMilliseconds + 999) / 1000))
+        // A stalled transfer (no byte for `stallMilliseconds`) is found by the transports'
+        // polling loops (`isStalled`), not by curl's LOW_SPEED_TIME: that averages its speed over
+        // the last seconds and checks once a second, so a 1 s stall fired after about 3 s.
         // A Content-Length beyond --max-bytes fails before the body is read (the write callback
         // catches bodies without one).
         ib_curl_easy_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxBytes))
         ib_curl_easy_set_long(handle, CURLOPT_NOPROGRESS, 0)
         ib_curl_easy_set_write_function(handle, curlWrite)
+        ib_curl_easy_set_header_function(handle, curlHeader)
         ib_curl_easy_set_xferinfo_function(handle, curlProgress)
         ib_curl_easy_set_string(handle, CURLOPT_USERAGENT, "imgbench/\(ImageBenchVersion.current)")
     }
@@ -61,7 +62,16 @@ final class CurlEasy: @unchecked Sendable {
         if client > 0 { headers = curl_slist_append(headers, "X-Imgbench-Client: \(client)") }
         ib_curl_easy_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
         ib_curl_easy_set_pointer(handle, CURLOPT_WRITEDATA, context)
+        ib_curl_easy_set_pointer(handle, CURLOPT_HEADERDATA, context)
         ib_curl_easy_set_pointer(handle, CURLOPT_XFERINFODATA, context)
+    }
+
+    /// True once the transfer has received nothing for the stall timeout (from its start, or from
+    /// its last byte); the transport then aborts it, and `finish` calls it a timeout.
+    func isStalled(now: UInt64 = MonotonicClock.now()) -> Bool {
+        guard let transfer else { return false }
+        if now &- transfer.lastActivity > UInt64(limits.stallMilliseconds) * 1_000_000 { transfer.stalled = true }
+        return transfer.stalled
     }
 
     /// What the finished transfer amounts to, given curl's result code.
@@ -74,11 +84,14 @@ final class CurlEasy: @unchecked Sendable {
             ib_curl_easy_get_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
             return .failure(.cancelled(received: transfer.body.count, announced: announced >= 0 ? Int(announced) : nil))
         }
+        if transfer.stalled { return .failure(.timeout) }
         guard code == CURLE_OK else {
             if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge(limit: limits.maxBytes)) }
             return .failure(code == CURLE_OPERATION_TIMEDOUT
                             ? .timeout : .connection(String(cString: curl_easy_strerror(code))))
         }
+        // A peer that closed inside the headers is a broken connection, not an empty image.
+        guard transfer.headersComplete else { return .failure(.connection("the connection closed inside the response headers")) }
         var status = 0
         ib_curl_easy_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard (200..<300).contains(status) else { return .failure(.httpStatus(status)) }
@@ -97,6 +110,12 @@ final class CurlTransfer {
     let maxBytes: Int
     var body: [UInt8] = []
     var tooLarge = false
+    /// When the transfer began or its last byte arrived.
+    var lastActivity = MonotonicClock.now()
+    var stalled = false
+    /// The blank line that ends a response's headers arrived (of the last response, after redirects
+    /// and 100 Continue).
+    var headersComplete = false
 
     init(token: LoadToken, maxBytes: Int, expectedBytes: Int?) {
         self.token = token
@@ -117,6 +136,19 @@ private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
         return 0
     }
     transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+    transfer.lastActivity = MonotonicClock.now()
+    return length
+}
+
+// Each header line, the status line first; a blank line ends a response's headers.
+private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                        _ context: UnsafeMutableRawPointer?) -> Int {
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    let length = size * count
+    let line = UnsafeRawBufferPointer(start: data, count: length)
+    if line.starts(with: Array("HTTP/".utf8)) { transfer.headersComplete = false }
+    if length <= 2 && line.allSatisfy({ $0 == 13 || $0 == 10 }) { transfer.headersComplete = true }
+    transfer.lastActivity = MonotonicClock.now()
     return length
 }
 

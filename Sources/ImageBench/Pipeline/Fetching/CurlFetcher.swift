@@ -1,21 +1,44 @@
 import CCurl
+import CShims
 
-/// A blocking fetch on one reused easy handle (`curl_easy_perform`), as the classic Operation
-/// subclass does with its session. Cancellation is checked in curl's write and progress
-/// callbacks, so an in-flight transfer stops within one callback (on a stalled connection up to a
-/// second, curl's progress interval; the multi transport wakes at once).
+/// A blocking fetch on one reused easy handle, as the classic Operation subclass does with its
+/// session. It drives the handle through a multi handle of its own (what `curl_easy_perform` does
+/// inside) so that it wakes every 100 ms: a cancelled load or a transfer silent for
+/// `--stall-timeout` stops within that, not at curl's once-a-second checks.
 ///
-/// `@unchecked Sendable`: its one easy handle is not thread-safe, and a fetcher is used by one
-/// worker at a time (`BlockingTransport` checks it out of its pool for one fetch).
+/// `@unchecked Sendable`: its handles are not thread-safe, and a fetcher is used by one worker at
+/// a time (`BlockingTransport` checks it out of its pool for one fetch).
 public final class CurlFetcher: @unchecked Sendable {
     private let easy: CurlEasy
+    private let multi: UnsafeMutableRawPointer
+    /// How long one wait for the sockets lasts at most.
+    static let tickMilliseconds: Int32 = 100
 
     public init(limits: FetchLimits = FetchLimits(), client: Int = 0) {
         easy = CurlEasy(limits: limits, client: client)
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        self.multi = multi
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
     }
 
     public func fetch(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) throws(FetchError) -> FetchResult {
         easy.prepare(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
-        return try easy.finish(curl_easy_perform(easy.handle)).get()
+        curl_multi_add_handle(multi, easy.handle)
+        defer { curl_multi_remove_handle(multi, easy.handle) }
+        var running: Int32 = 0
+        while true {
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                if message.pointee.msg == CURLMSG_DONE && message.pointee.easy_handle == easy.handle {
+                    return try easy.finish(message.pointee.data.result).get()
+                }
+            }
+            if token.isCancelled || easy.isStalled() { return try easy.finish(CURLE_ABORTED_BY_CALLBACK).get() }
+            curl_multi_poll(multi, nil, 0, Self.tickMilliseconds, nil)
+        }
     }
 }

@@ -102,7 +102,8 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         while true {
             admitIncoming()
             let stop = stopping.load(ordering: .acquiring)
-            for (handle, entry) in active where stop || entry.easy.transfer?.token.isCancelled == true {
+            let now = MonotonicClock.now()
+            for (handle, entry) in active where stop || entry.easy.transfer?.token.isCancelled == true || entry.easy.isStalled(now: now) {
                 complete(handle, entry, code: CURLE_ABORTED_BY_CALLBACK)
             }
             if stop {
@@ -117,8 +118,9 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
                       let entry = active[handle] else { continue }
                 complete(handle, entry, code: message.pointee.data.result)
             }
-            // Sleeps until a socket is ready, curl's next timeout, or wakeUp(); at most 1 s.
-            curl_multi_poll(multi, nil, 0, 1_000, nil)
+            // Sleeps until a socket is ready, curl's next timeout, or wakeUp(); at most 100 ms while
+            // transfers are under way (for their stall timeouts), else 1 s.
+            curl_multi_poll(multi, nil, 0, active.isEmpty ? 1_000 : CurlFetcher.tickMilliseconds, nil)
         }
         stopped.signal()
     }

@@ -38,8 +38,8 @@ public struct FetchLimits: Sendable, Equatable, Codable {
     public var timeoutMilliseconds: Int
     /// The largest body accepted (`--max-bytes`), 50 MB by default.
     public var maxBytes: Int
-    /// A transfer that receives nothing for this long fails as a timeout (`--stall-timeout`),
-    /// whole seconds (curl's resolution), 5 s by default.
+    /// A transfer that receives nothing for this long fails as a timeout (`--stall-timeout`, whole
+    /// seconds), 5 s by default; the transports find it within 100 ms.
     public var stallMilliseconds: Int
 
     public init(timeoutMilliseconds: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024, stallMilliseconds: Int = 5_000) {

@@ -1,0 +1,187 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Answers GET requests from the served files, shaped by the network profile; `/manifest.json`
+/// and `/manifest.csv` list them (`ServedManifest`).
+final class ImageRequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let files: ServedFiles
+    private let shaping: ResponseShaping
+    private let statistics: ServerStatistics
+    private let connections: ConnectionGuard
+    private var request: HTTPRequestHead?
+    /// The simulated user of the request being answered (one at a time per connection).
+    private var client = 0
+    /// False when the request being answered asked to close (`Connection: close`, or HTTP/1.0 without keep-alive).
+    private var keepAlive = true
+
+    init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics, connections: ConnectionGuard) {
+        self.files = files
+        self.shaping = shaping
+        self.statistics = statistics
+        self.connections = connections
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): request = head
+        case .body: break
+        case .end:
+            if let head = request {
+                connections.answering(context.channel)
+                keepAlive = head.isKeepAlive
+                respond(to: head, context: context)
+            }
+            request = nil
+        }
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        statistics.requests.add(1, ordering: .relaxed)
+        client = head.headers["X-Imgbench-Client"].first.flatMap(Int.init) ?? 0
+        let rawPath = head.uri.prefix { $0 != "?" }
+        let path = rawPath.removingPercentEncoding ?? String(rawPath)
+        func logged(_ status: HTTPResponseStatus, _ bytes: Int, delay: Double = 0, fault: ServerFaults.Kind? = nil) {
+            shaping.log?(ServedRequest(method: "\(head.method)", path: path, status: Int(status.code), bytes: bytes,
+                                       delayMilliseconds: delay, fault: fault))
+        }
+        if head.method == .GET, let manifest = ServedManifest.Kind(path: path) {
+            // Every served image as an absolute URL at the address this connection reached (not
+            // the Host header a client may craft), for `--source http://this-server/manifest.json`.
+            let body = ByteBuffer(bytes: ServedManifest.body(manifest, files: files, base: ServedManifest.base(of: context.channel)))
+            logged(.ok, body.readableBytes)
+            send(status: .ok, body: body, contentType: manifest.contentType, headOnly: false, context: context)
+            return
+        }
+        guard head.method == .GET || head.method == .HEAD, let file = files.files[path] else {
+            let status: HTTPResponseStatus = head.method == .GET ? .notFound : .methodNotAllowed
+            let body = ByteBuffer(string: "\(status.code) \(status.reasonPhrase)\n")
+            logged(status, body.readableBytes)
+            send(status: status, body: body, contentType: "text/plain", headOnly: false, context: context)
+            return
+        }
+        let delay = shaping.profile.latency(for: path, seed: shaping.seed)
+        let headOnly = head.method == .HEAD
+        let fault = headOnly || shaping.faults.isEmpty ? nil
+            : shaping.faults.fault(path: path, request: shaping.requestNumber(path: path, client: client), seed: shaping.seed)
+        if let fault { statistics.faults.withLockedValue { $0[fault, default: 0] += 1 } }
+        let answer = {
+            logged(fault == .error ? Self.errorStatus(for: path) : .ok, file.body.readableBytes, delay: delay, fault: fault)
+            if let fault {
+                self.sendFault(fault, file: file, path: path, context: context)
+            } else {
+                self.send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, context: context)
+            }
+        }
+        if delay <= 0 {
+            answer()
+        } else {
+            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) { answer() }
+        }
+    }
+
+    /// The status an injected `error` answers with: 500 or 503, fixed per path.
+    static func errorStatus(for path: String) -> HTTPResponseStatus {
+        path.utf8.count % 2 == 0 ? .internalServerError : .serviceUnavailable
+    }
+
+    /// An injected fault instead of the file (see `ServerFaults`).
+    private func sendFault(_ fault: ServerFaults.Kind, file: ServedFiles.File, path: String, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        var half = file.body
+        half = half.readSlice(length: file.body.readableBytes / 2) ?? half
+        switch fault {
+        case .error:
+            let status = Self.errorStatus(for: path)
+            send(status: status, body: ByteBuffer(string: "\(status.code) \(status.reasonPhrase) (injected)\n"),
+                 contentType: "text/plain", headOnly: false, context: context)
+        case .truncate:
+            writeHead(status: .ok, length: half.readableBytes, contentType: file.contentType, context: context)
+            sendBody(half, context: context) { self.end($0) }
+        case .reset:
+            writeHead(status: .ok, length: file.body.readableBytes, contentType: file.contentType, context: context)
+            sendBody(half, context: context) { context in
+                // The half body reaches the client first (else curl sees a reused connection die
+                // before any data and silently retries); then SO_LINGER 0 makes close() send a
+                // RST, as a crashed server's kernel does.
+                context.flush()
+                let channel = context.channel
+                context.eventLoop.scheduleTask(in: .milliseconds(20)) {
+                    guard let socket = channel as? any SocketOptionProvider else { return channel.close(promise: nil) }
+                    socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+                }
+            }
+        case .stall:
+            writeHead(status: .ok, length: file.body.readableBytes, contentType: file.contentType, context: context)
+            sendBody(half, context: context) { $0.flush() }  // and then nothing: the client's timeouts must act
+        }
+    }
+
+    private func send(status: HTTPResponseStatus, body: ByteBuffer, contentType: String, headOnly: Bool,
+                      context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        writeHead(status: status, length: body.readableBytes, contentType: contentType, context: context)
+        if headOnly || body.readableBytes == 0 {
+            end(context)
+        } else {
+            sendBody(body, context: context) { self.end($0) }
+        }
+    }
+
+    /// The response's end: the connection waits for its next request, or closes when asked to.
+    private func end(_ context: ChannelHandlerContext) {
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if keepAlive {
+            connections.waiting(context.channel)
+        } else {
+            let channel = context.channel
+            written.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    private func writeHead(status: HTTPResponseStatus, length: Int, contentType: String, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "Content-Length", value: String(length))
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+                      promise: nil)
+    }
+
+    /// Writes a body, paced through the shared link when there is one, then calls `finish`.
+    private func sendBody(_ body: ByteBuffer, context: ChannelHandlerContext, finish: @escaping (ChannelHandlerContext) -> Void) {
+        if let link = shaping.link(for: client) {
+            context.flush()
+            sendPaced(body, through: link, context: context, finish: finish)
+        } else {
+            statistics.bytes.add(body.readableBytes, ordering: .relaxed)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            finish(context)
+        }
+    }
+
+    /// Sends the body a chunk at a time, each when the shared link has transmitted it. Stops as
+    /// soon as the client goes away, so a cancelled download stops costing link time.
+    private func sendPaced(_ remaining: ByteBuffer, through link: SharedLink, context: ChannelHandlerContext,
+                           finish: @escaping (ChannelHandlerContext) -> Void) {
+        guard context.channel.isActive else { return }
+        var rest = remaining
+        guard let chunk = rest.readSlice(length: min(link.chunkSize, rest.readableBytes)) else { return finish(context) }
+        let now = MonotonicClock.now()
+        let wait = link.reserve(chunk.readableBytes, now: now) - now
+        context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(wait))) {
+            guard context.channel.isActive else { return }
+            self.statistics.bytes.add(chunk.readableBytes, ordering: .relaxed)
+            if rest.readableBytes == 0 {
+                context.write(self.wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+                finish(context)
+            } else {
+                context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+                self.sendPaced(rest, through: link, context: context, finish: finish)
+            }
+        }
+    }
+}
