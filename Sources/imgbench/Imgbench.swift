@@ -16,6 +16,20 @@ struct Imgbench: ParsableCommand {
     /// naming the flag) and exit 64, and a `CommandFailure` one line and its status: CI logs and
     /// scripts want the reason, not the usage screen.
     static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let subcommands = configuration.subcommands.compactMap { $0.configuration.commandName }
+        // `imgbench --help`: the subcommands, then the options of run, the default one.
+        if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
+            print(helpMessage(columns: nil) + "\n\nOPTIONS OF RUN (THE DEFAULT SUBCOMMAND):\n\n"
+                  + RunCommand.helpMessage(for: RunCommand.self, columns: nil))
+            return
+        }
+        // A word where a subcommand goes that is none of them is a typo, not run's argument.
+        if let first = arguments.first, !first.hasPrefix("-"), !subcommands.contains(first), first != "help" {
+            FileHandle.standardError.write(Data("imgbench: unknown subcommand '\(first)' (subcommands: \(subcommands.joined(separator: ", ")); see imgbench --help)\n".utf8))
+            exit(withError: ExitCode.validationFailure)
+        }
+        let named = arguments.first.flatMap { subcommands.contains($0) && $0 != "run" ? $0 : nil }
         var name = "imgbench"
         do {
             var command = try parseAsRoot()
@@ -28,7 +42,9 @@ struct Imgbench: ParsableCommand {
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
             let reason = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-            FileHandle.standardError.write(Data("imgbench: \(reason) (see imgbench --help)\n".utf8))
+            // The help of the subcommand the error is about.
+            let help = named.map { "imgbench \($0) --help" } ?? "imgbench --help"
+            FileHandle.standardError.write(Data("\(named.map { "imgbench \($0)" } ?? "imgbench"): \(reason) (see \(help))\n".utf8))
             exit(withError: ExitCode.validationFailure)
         }
     }

@@ -7,114 +7,16 @@ import ImageBench
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Scroll a simulated feed and measure each strategy × concurrency limit.")
+        abstract: "Scroll a simulated feed and measure each strategy × concurrency limit.",
+        usage: "imgbench [run] [<options>]")
 
-    private static let defaults = RunOptions()
-
-    @Option(parsing: .unconditional, help: "Rows in the table \(FlagRanges.help(FlagRanges.rows)).")
-    var rows = defaults.rows
-
-    @Option(parsing: .unconditional, help: "Concurrency limits, comma-separated (each is a matrix column) \(FlagRanges.help(FlagRanges.concurrency)).")
-    var concurrency = defaults.concurrency
-
-    @Option(help: "Strategies, comma-separated, or all: \(StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var strategies = defaults.strategies
-
-    @Option(help: "HTTP transport: blocking (an easy handle per worker) or multi (curl multi on one thread).")
-    var transport = defaults.transport
-
-    @Option(help: "Network profile of the embedded server: loopback, wifi (default), lte, 3g, edge, or latency=80ms,jitter=20ms,bandwidth=2MB/s.")
-    var network: String?
-
-    @Option(help: "Images from elsewhere: a URL template with {id} or {row} (http://host/img/{id}.jpg), or a manifest file (.json, .csv, .plist).")
-    var source: String?
-
-    @Option(help: "Scroll profile: \(ScrollProfile.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var scroll = defaults.scroll
-
-    @Option(parsing: .unconditional, help: "Main-loop frame rate \(FlagRanges.help(FlagRanges.fps)).")
-    var fps = defaults.fps
-
-    @Option(help: "Seed for the trace, the feed, the images and the per-URL delays.")
-    var seed = defaults.seed
-
-    @Option(help: "Filter after decoding: \(ImageFilter.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var filter = defaults.filter
-
-    @Option(help: "What to do with loads of rows that left the screen: \(CancelPolicy.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var cancel = defaults.cancel
-
-    @Flag(inversion: .prefixedNo, help: "Merge loads of the same URL into one fetch and decode.")
-    var coalesce = defaults.coalesce
-
-    @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
-    var memoryCacheMB = defaults.memoryCacheMB
-
-    @Option(name: .customLong("disk-cache"), help: "Disk cache directory, kept between runs (default: no disk cache).")
-    var diskCache: String?
-
-    @Option(name: .customLong("disk-cache-mb"), parsing: .unconditional, help: "Disk cache size limit in MB \(FlagRanges.help(FlagRanges.diskCacheMB)).")
-    var diskCacheMB = defaults.diskCacheMB
-
-    @Option(name: .customLong("disk-read"), help: "Where disk cache hits are read and decoded: background or main (inside cellForRow).")
-    var diskRead = defaults.diskRead
-
-    @Option(parsing: .unconditional, help: "Rows ahead of the viewport to load at low priority \(FlagRanges.help(FlagRanges.prefetch)).")
-    var prefetch = defaults.prefetch
-
-    @Option(parsing: .unconditional, help: "Repeat each cell this many times \(FlagRanges.help(FlagRanges.repeats)).")
-    var `repeat` = defaults.repeats
-
-    @Option(parsing: .unconditional, help: "Rounds of every cell to run first and not count \(FlagRanges.help(FlagRanges.warmup)).")
-    var warmup = defaults.warmup
-
-    @Option(parsing: .unconditional, help: "Seconds of the trace each cell plays just before every measured run, not counted; 0: none \(FlagRanges.help(FlagRanges.warmupSeconds)).")
-    var warmupSeconds = defaults.warmupSeconds
-
-    @Option(parsing: .unconditional, help: "Distinct images in the feed (default: rows/2, at most 2000) \(FlagRanges.help(FlagRanges.images)), at most \(FlagRanges.embeddedImages.upperBound) for the embedded server.")
-    var images: Int?
-
-    @Option(help: "How rows pick images: sequential (row i shows entry i, wrapping; the default for a manifest) or zipf (skewed popularity; the default otherwise).")
-    var feed: String?
-
-    @Option(parsing: .unconditional, help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)).")
-    var timeout = defaults.timeoutSeconds
-
-    @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Fail a transfer that receives nothing for this many seconds (whole seconds) \(FlagRanges.help(FlagRanges.stallTimeoutSeconds)).")
-    var stallTimeout = defaults.stallTimeoutSeconds
-
-    @Option(parsing: .unconditional, help: "Retry a fetch that timed out, lost its connection or got a 5xx/429 this many times (backoff 100 ms, doubling) \(FlagRanges.help(FlagRanges.retries)).")
-    var retries = defaults.retries
-
-    @Option(help: "Faults the embedded server injects, e.g. 'error=2%,reset=1%,stall=1%,truncate=1%' (deterministic by seed).")
-    var faults: String?
-
-    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Refuse images whose header promises more pixels \(FlagRanges.help(FlagRanges.maxPixels)).")
-    var maxPixels = defaults.maxPixels
-
-    @Option(name: .customLong("max-bytes"), parsing: .unconditional, help: "Refuse bodies larger than this many bytes \(FlagRanges.help(FlagRanges.maxBytes)).")
-    var maxBytes = defaults.maxBytes
-
-    @Option(parsing: .unconditional, help: "Simulated users in this process, each with its own trace (seed + index), viewport and memory cache \(FlagRanges.help(FlagRanges.clients)).")
-    var clients = defaults.clients
-
-    @Option(help: "Run only the I-th of N slices of the clients, e.g. 2/4 (join the shards with imgbench merge).")
-    var shard: String?
-
-    @Flag(name: .customLong("no-decode"), help: "Fetch and discard (no decode, no filter): more load per machine when the server is under test.")
-    var noDecode = false
-
-    @Option(help: "Testing aid: slow a stage on purpose, e.g. 'latency=+20%' or 'decode=+3ms' (latency, decode, filter).")
-    var inject: String?
-
-    @Option(help: "Results directory (default: imgbench-results/<timestamp>).")
-    var out: String?
-
-    @Flag(help: "No progress output.")
-    var quiet = false
-
-    @Flag(help: "Write into an --out directory that already holds files (the ones imgbench writes are replaced).")
-    var force = false
+    @OptionGroup(title: "The feed and its scrolling") var workload: WorkloadFlags
+    @OptionGroup(title: "The pipeline: strategies, caches and policies") var pipeline: StrategyFlags
+    @OptionGroup(title: "The network and the server") var network: NetworkFlags
+    @OptionGroup(title: "Load: many users, many machines") var load: LoadFlags
+    @OptionGroup(title: "Measurement") var measurement: MeasurementFlags
+    @OptionGroup(title: "Output") var output: OutputFlags
+    @OptionGroup(title: "Testing aids") var testing: TestingFlags
 
     func validate() throws {
         _ = try plan()
@@ -122,9 +24,9 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let plan = try plan()
-        let directory = URL(fileURLWithPath: out ?? "imgbench-results/\(Timestamp.now())")
+        let directory = URL(fileURLWithPath: output.out ?? "imgbench-results/\(Timestamp.now())")
         let existing = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
-        if let existing, !existing.isEmpty, !force {
+        if let existing, !existing.isEmpty, !output.force {
             throw CommandFailure("--out \(directory.path) is not empty: pass --force to write into it (imgbench's files are replaced)",
                                  status: 64)
         }
@@ -143,13 +45,22 @@ struct RunCommand: ParsableCommand {
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }
         let results = try CommandFailure.catching("the run could not be done") {
-            try Benchmark.run(plan, observer: TerminalProgress(quiet: quiet), stop: stop)
+            try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop)
         }
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
         written = true
-        if !results.results.isEmpty { print(Verdict(results).lines.joined(separator: "\n") + "\n") }
-        print(ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)))
-        print("\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))")
+        // The verdict and the table go to stdout, or with --format json to stderr beside the
+        // progress, so that stdout is summary.json alone (`imgbench --format json | jq`).
+        let json = output.format == .json
+        let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
+        let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
+        let human = verdict + table + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
+        if json {
+            FileHandle.standardError.write(Data(human.utf8))
+            print(try CommandFailure.catching("cannot render summary.json") { try SummaryJSON().render(results) })
+        } else {
+            print(human, terminator: "")
+        }
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
         if let reason = results.stoppedBy {
             throw CommandFailure("stopped by \(reason): partial results (\(results.results.count) of \(plan.measuredRuns) runs)",
@@ -160,38 +71,12 @@ struct RunCommand: ParsableCommand {
     /// The flags as options, one field each.
     var options: RunOptions {
         var options = RunOptions()
-        options.rows = rows
-        options.concurrency = concurrency
-        options.strategies = strategies
-        options.transport = transport
-        options.network = network
-        options.source = source
-        options.scroll = scroll
-        options.fps = fps
-        options.seed = seed
-        options.filter = filter
-        options.cancel = cancel
-        options.coalesce = coalesce
-        options.memoryCacheMB = memoryCacheMB
-        options.diskCache = diskCache
-        options.diskCacheMB = diskCacheMB
-        options.diskRead = diskRead
-        options.prefetch = prefetch
-        options.repeats = `repeat`
-        options.warmup = warmup
-        options.warmupSeconds = warmupSeconds
-        options.images = images
-        options.feed = feed
-        options.timeoutSeconds = timeout
-        options.stallTimeoutSeconds = stallTimeout
-        options.retries = retries
-        options.faults = faults
-        options.maxPixels = maxPixels
-        options.maxBytes = maxBytes
-        options.clients = clients
-        options.shard = shard
-        options.decodes = !noDecode
-        options.inject = inject
+        workload.apply(to: &options)
+        pipeline.apply(to: &options)
+        network.apply(to: &options)
+        load.apply(to: &options)
+        measurement.apply(to: &options)
+        testing.apply(to: &options)
         return options
     }
 

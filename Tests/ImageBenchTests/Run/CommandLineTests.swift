@@ -39,16 +39,62 @@ struct CommandLineTests {
             (["--images", "100000000"], "--images must be between 1 and 10000"),
             (["--max-pixels", "-5"], "--max-pixels must be between 1 and 1000000000 (got -5)"),
             (["--warmup-seconds", "-0.5"], "--warmup-seconds must be between 0 and 60 (got -0.5)"),
+            (["bogus"], "unknown subcommand 'bogus' (subcommands: run, compare, gate, serve, corpus, merge, report; see imgbench --help)"),
+            (["--feed", "random"], "--feed: unknown value 'random' (valid: sequential, zipf)"),
+            (["--format", "xml"], "--format"),
         ]
         try await onOwnThread {
             for (arguments, named) in cases {
                 let run = try Fixtures.imgbench(arguments + ["--out", directory.appendingPathComponent("never").path])
                 let lines = Self.stderrLines(run.output)
                 #expect(run.status == 64, "\(arguments): \(run.output)")
-                #expect(lines.count == 1 && lines[0].hasPrefix("imgbench: ") && lines[0].contains(named), "\(arguments): \(lines)")
+                // "imgbench: …", or "imgbench gate: …" for a subcommand's own flags.
+                #expect(lines.count == 1 && lines[0].hasPrefix("imgbench") && lines[0].contains(named), "\(arguments): \(lines)")
             }
         }
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("never").path))
+    }
+
+    @Test("imgbench --help shows run's options in groups; completions offer the values of enumerated flags")
+    func help() async throws {
+        try await onOwnThread {
+            let help = try Fixtures.imgbench(["--help"])
+            #expect(help.status == 0)
+            for text in ["SUBCOMMANDS:", "--rows <rows>", "--network <network>", "THE FEED AND ITS SCROLLING:", "LOAD: MANY USERS, MANY MACHINES:",
+                         "TESTING AIDS:", "--format <format>"] {
+                #expect(help.output.contains(text), "\(text) not in imgbench --help")
+            }
+            let bash = try Fixtures.imgbench(["--generate-completion-script", "bash"])
+            for value in ["operation-queue", "suspend-while-dragging", "fling", "sepia", "multi", "loopback", "zipf"] {
+                #expect(bash.output.contains(value), "\(value) not offered by the bash completion")
+            }
+        }
+    }
+
+    @Test("--format json: stdout is summary.json alone (Python's json reads it), the verdict and table go to stderr")
+    func jsonToStdout() async throws {
+        try await onOwnThread {
+            let directory = try Fixtures.temporaryDirectory("json-stdout")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let process = Process()
+            process.executableURL = Fixtures.executable
+            process.arguments = ["--rows", "120", "--images", "30", "--strategies", "threads", "--network", "loopback", "--format", "json",
+                                 "--warmup-seconds", "0", "--out", directory.appendingPathComponent("results").path]
+            let stdout = directory.appendingPathComponent("stdout.json"), stderr = directory.appendingPathComponent("stderr.txt")
+            for file in [stdout, stderr] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+            process.standardOutput = try FileHandle(forWritingTo: stdout)
+            process.standardError = try FileHandle(forWritingTo: stderr)
+            try process.run()
+            process.waitUntilExit()
+            let errors = try String(contentsOf: stderr, encoding: .utf8)
+            #expect(process.terminationStatus == 0, "\(errors)")
+            let parsed = try runPython("import json, sys; d = json.load(open(sys.argv[1])); print(len(d['runs']), d['runs'][0]['strategy'])",
+                                       arguments: [stdout.path])
+            #expect(parsed.trimmingCharacters(in: .whitespacesAndNewlines) == "1 threads")
+            #expect(errors.contains("strategy") && errors.contains("Results: "), "\(errors)")
+            let written = try String(contentsOf: directory.appendingPathComponent("results/summary.json"), encoding: .utf8)
+            #expect(try String(contentsOf: stdout, encoding: .utf8).trimmingCharacters(in: .newlines) == written.trimmingCharacters(in: .newlines))
+        }
     }
 
     @Test("an --out that holds files is refused (exit 64) unless --force, which writes into it")

@@ -45,7 +45,8 @@ enum Fixtures {
     /// `imgbench run` arguments without the default warm-up before each run (seconds of every
     /// test's time), unless the test sets one; other subcommands' arguments as they are.
     static func withoutWarmUp(_ arguments: [String]) -> [String] {
-        let isRun = arguments.first.map { $0 == "run" || $0.hasPrefix("-") } ?? true
+        let isRun = (arguments.first.map { $0 == "run" || $0.hasPrefix("-") } ?? true)
+            && !arguments.contains { ["--help", "-h", "--generate-completion-script", "--version"].contains($0) }
         return isRun && !arguments.contains("--warmup-seconds") ? arguments + ["--warmup-seconds", "0"] : arguments
     }
 

@@ -1,0 +1,190 @@
+import ArgumentParser
+import ImageBench
+
+// `imgbench run`'s flags in the groups --help shows them in. Each group maps its flags onto
+// `RunOptions`, and nothing else: every rule about them lives in the library.
+
+private let defaults = RunOptions()
+
+/// The feed and its scrolling.
+struct WorkloadFlags: ParsableArguments {
+    @Option(parsing: .unconditional, help: "Rows in the table \(FlagRanges.help(FlagRanges.rows)).")
+    var rows = defaults.rows
+
+    @Option(parsing: .unconditional, help: "Distinct images in the feed (default: rows/2, at most 2000) \(FlagRanges.help(FlagRanges.images)), at most \(FlagRanges.embeddedImages.upperBound) for the embedded server.")
+    var images: Int?
+
+    @Option(help: "How rows pick images: sequential (row i shows entry i, wrapping; the default for a manifest) or zipf (skewed popularity; the default otherwise).", completion: .list(FeedOrder.allCases.map(\.rawValue)))
+    var feed: String?
+
+    @Option(help: "Images from elsewhere: a URL template with {id} or {row} (http://host/img/{id}.jpg), a manifest's URL (http://host/manifest.json), or a manifest file (.json, .csv, .plist).", completion: .file(extensions: ["json", "csv", "plist"]))
+    var source: String?
+
+    @Option(help: "Seed for the trace, the feed, the images and the per-URL delays.")
+    var seed = defaults.seed
+
+    @Option(help: "Scroll profile: \(ScrollProfile.allCases.map(\.rawValue).joined(separator: ", ")).", completion: .list(ScrollProfile.allCases.map(\.rawValue)))
+    var scroll = defaults.scroll
+
+    @Option(parsing: .unconditional, help: "Main-loop frame rate \(FlagRanges.help(FlagRanges.fps)).")
+    var fps = defaults.fps
+
+    func apply(to options: inout RunOptions) {
+        options.rows = rows
+        options.images = images
+        options.feed = feed
+        options.source = source
+        options.seed = seed
+        options.scroll = scroll
+        options.fps = fps
+    }
+}
+
+/// The pipeline: strategies, caches and policies.
+struct StrategyFlags: ParsableArguments {
+    @Option(help: "Strategies, comma-separated, or all: \(StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")).", completion: .list(["all"] + StrategyKind.allCases.map(\.rawValue)))
+    var strategies = defaults.strategies
+
+    @Option(parsing: .unconditional, help: "Concurrency limits, comma-separated (each is a matrix column) \(FlagRanges.help(FlagRanges.concurrency)).")
+    var concurrency = defaults.concurrency
+
+    @Option(help: "HTTP transport: blocking (an easy handle per worker) or multi (curl multi on one thread).", completion: .list(TransportKind.allCases.map(\.rawValue)))
+    var transport = defaults.transport
+
+    @Option(help: "Filter after decoding: \(ImageFilter.allCases.map(\.rawValue).joined(separator: ", ")).", completion: .list(ImageFilter.allCases.map(\.rawValue)))
+    var filter = defaults.filter
+
+    @Option(help: "What to do with loads of rows that left the screen: \(CancelPolicy.allCases.map(\.rawValue).joined(separator: ", ")).", completion: .list(CancelPolicy.allCases.map(\.rawValue)))
+    var cancel = defaults.cancel
+
+    @Flag(inversion: .prefixedNo, help: "Merge loads of the same URL into one fetch and decode.")
+    var coalesce = defaults.coalesce
+
+    @Option(parsing: .unconditional, help: "Rows ahead of the viewport to load at low priority \(FlagRanges.help(FlagRanges.prefetch)).")
+    var prefetch = defaults.prefetch
+
+    @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
+    var memoryCacheMB = defaults.memoryCacheMB
+
+    @Option(name: .customLong("disk-cache"), help: "Disk cache directory, kept between runs (default: no disk cache).", completion: .directory)
+    var diskCache: String?
+
+    @Option(name: .customLong("disk-cache-mb"), parsing: .unconditional, help: "Disk cache size limit in MB \(FlagRanges.help(FlagRanges.diskCacheMB)).")
+    var diskCacheMB = defaults.diskCacheMB
+
+    @Option(name: .customLong("disk-read"), help: "Where disk cache hits are read and decoded: background or main (inside cellForRow).", completion: .list(DiskReadMode.allCases.map(\.rawValue)))
+    var diskRead = defaults.diskRead
+
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Refuse images whose header promises more pixels \(FlagRanges.help(FlagRanges.maxPixels)).")
+    var maxPixels = defaults.maxPixels
+
+    func apply(to options: inout RunOptions) {
+        options.strategies = strategies
+        options.concurrency = concurrency
+        options.transport = transport
+        options.filter = filter
+        options.cancel = cancel
+        options.coalesce = coalesce
+        options.prefetch = prefetch
+        options.memoryCacheMB = memoryCacheMB
+        options.diskCache = diskCache
+        options.diskCacheMB = diskCacheMB
+        options.diskRead = diskRead
+        options.maxPixels = maxPixels
+    }
+}
+
+/// The network and the server.
+struct NetworkFlags: ParsableArguments {
+    @Option(help: "Network profile of the embedded server: loopback, wifi (default), lte, 3g, edge, or latency=80ms,jitter=20ms,bandwidth=2MB/s.", completion: .list(["loopback", "wifi", "lte", "3g", "edge"]))
+    var network: String?
+
+    @Option(help: "Faults the embedded server injects, e.g. 'error=2%,reset=1%,stall=1%,truncate=1%' (deterministic by seed).")
+    var faults: String?
+
+    @Option(parsing: .unconditional, help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)).")
+    var timeout = defaults.timeoutSeconds
+
+    @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Fail a transfer that receives nothing for this many seconds (whole seconds) \(FlagRanges.help(FlagRanges.stallTimeoutSeconds)).")
+    var stallTimeout = defaults.stallTimeoutSeconds
+
+    @Option(parsing: .unconditional, help: "Retry a fetch that timed out, lost its connection or got a 5xx/429 this many times (backoff 100 ms, doubling) \(FlagRanges.help(FlagRanges.retries)).")
+    var retries = defaults.retries
+
+    @Option(name: .customLong("max-bytes"), parsing: .unconditional, help: "Refuse bodies larger than this many bytes \(FlagRanges.help(FlagRanges.maxBytes)).")
+    var maxBytes = defaults.maxBytes
+
+    func apply(to options: inout RunOptions) {
+        options.network = network
+        options.faults = faults
+        options.timeoutSeconds = timeout
+        options.stallTimeoutSeconds = stallTimeout
+        options.retries = retries
+        options.maxBytes = maxBytes
+    }
+}
+
+/// Load: many users, many machines.
+struct LoadFlags: ParsableArguments {
+    @Option(parsing: .unconditional, help: "Simulated users in this process, each with its own trace (seed + index), viewport and memory cache \(FlagRanges.help(FlagRanges.clients)).")
+    var clients = defaults.clients
+
+    @Option(help: "Run only the I-th of N slices of the clients, e.g. 2/4 (join the shards with imgbench merge).")
+    var shard: String?
+
+    @Flag(name: .customLong("no-decode"), help: "Fetch and discard (no decode, no filter): more load per machine when the server is under test.")
+    var noDecode = false
+
+    func apply(to options: inout RunOptions) {
+        options.clients = clients
+        options.shard = shard
+        options.decodes = !noDecode
+    }
+}
+
+/// Measurement.
+struct MeasurementFlags: ParsableArguments {
+    @Option(parsing: .unconditional, help: "Repeat each cell this many times \(FlagRanges.help(FlagRanges.repeats)).")
+    var `repeat` = defaults.repeats
+
+    @Option(parsing: .unconditional, help: "Rounds of every cell to run first and not count \(FlagRanges.help(FlagRanges.warmup)).")
+    var warmup = defaults.warmup
+
+    @Option(parsing: .unconditional, help: "Seconds of the trace each cell plays just before every measured run, not counted; 0: none \(FlagRanges.help(FlagRanges.warmupSeconds)).")
+    var warmupSeconds = defaults.warmupSeconds
+
+    func apply(to options: inout RunOptions) {
+        options.repeats = `repeat`
+        options.warmup = warmup
+        options.warmupSeconds = warmupSeconds
+    }
+}
+
+/// Testing aids.
+struct TestingFlags: ParsableArguments {
+    @Option(help: "Testing aid: slow a stage on purpose, e.g. 'latency=+20%' or 'decode=+3ms' (latency, decode, filter).")
+    var inject: String?
+
+    func apply(to options: inout RunOptions) {
+        options.inject = inject
+    }
+}
+
+/// Output.
+struct OutputFlags: ParsableArguments {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(help: "Results directory (default: imgbench-results/<timestamp>).", completion: .directory)
+    var out: String?
+
+    @Flag(help: "No progress output.")
+    var quiet = false
+
+    @Flag(help: "Write into an --out directory that already holds files (the ones imgbench writes are replaced).")
+    var force = false
+
+    @Option(help: "What goes to stdout: text (the verdict and the table) or json (summary.json, for jq; the verdict and the table go to stderr).")
+    var format = Format.text
+}
