@@ -61,11 +61,12 @@ struct RunCommand: ParsableCommand {
         } else {
             print(human, terminator: "")
         }
-        if let reason = results.nothingLoaded { throw CommandFailure(reason) }
+        // A stop explains an empty run better than its missing images do.
         if let reason = results.stoppedBy {
             throw CommandFailure("stopped by \(reason): partial results (\(results.results.count) of \(plan.measuredRuns) runs)",
                                  status: SignalTrap.exitStatus(for: reason))
         }
+        if let reason = results.nothingLoaded { throw CommandFailure(reason) }
     }
 
     /// The flags as options, one field each.

@@ -63,13 +63,13 @@ struct StrategyFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: "Rows ahead of the viewport to load at low priority \(FlagRanges.help(FlagRanges.prefetch)).")
     var prefetch = defaults.prefetch
 
-    @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
+    @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB (10^6 bytes) of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
     var memoryCacheMB = defaults.memoryCacheMB
 
     @Option(name: .customLong("disk-cache"), help: "Disk cache directory, kept between runs (default: no disk cache).", completion: .directory)
     var diskCache: String?
 
-    @Option(name: .customLong("disk-cache-mb"), parsing: .unconditional, help: "Disk cache size limit in MB \(FlagRanges.help(FlagRanges.diskCacheMB)).")
+    @Option(name: .customLong("disk-cache-mb"), parsing: .unconditional, help: "Disk cache size limit in MB (10^6 bytes) \(FlagRanges.help(FlagRanges.diskCacheMB)).")
     var diskCacheMB = defaults.diskCacheMB
 
     @Option(name: .customLong("disk-read"), help: "Where disk cache hits are read and decoded: background or main (inside cellForRow).", completion: .list(DiskReadMode.allCases.map(\.rawValue)))

@@ -12,7 +12,7 @@ import Synchronization
 public final class DiskCache: Sendable {
     /// 256 MB by default: the whole default corpus (about 60 MB) several times over, so a warm
     /// second run finds everything.
-    public static let defaultSizeLimit = 256 * 1024 * 1024
+    public static let defaultSizeLimit = 256_000_000
     static let magic: [UInt8] = Array("IMGBDC1\n".utf8)
 
     public struct OpenError: Error, CustomStringConvertible {

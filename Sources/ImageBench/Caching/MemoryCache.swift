@@ -11,7 +11,7 @@ public protocol ImageCaching: Sendable {
 public final class MemoryCache: ImageCaching {
     /// 64 MB by default: about 290 cell-sized (240×240 RGBA) thumbnails, some 30 screens of rows,
     /// in line with what feed apps budget for decoded images on a phone.
-    public static let defaultCostLimit = 64 * 1024 * 1024
+    public static let defaultCostLimit = 64_000_000
     public static let defaultEntryCostLimit = 0.1
 
     public let costLimit: Int

@@ -15,7 +15,7 @@ public struct RunArguments: Sendable, Equatable {
             ("--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")),
             ("--transport", s.transport.rawValue), ("--scroll", s.scroll.rawValue), ("--fps", String(s.fps)),
             ("--seed", String(s.seed)), ("--filter", s.filter.rawValue), ("--cancel", s.cancelPolicy.rawValue),
-            ("--memory-cache-mb", String(s.memoryCacheBytes / 1_048_576)), ("--disk-cache-mb", String(s.diskCacheBytes / 1_048_576)),
+            ("--memory-cache-mb", String(s.memoryCacheBytes / 1_000_000)), ("--disk-cache-mb", String(s.diskCacheBytes / 1_000_000)),
             ("--disk-read", s.diskRead.rawValue), ("--prefetch", String(s.prefetch)),
             ("--repeat", String(plan.repeats)), ("--warmup", String(plan.warmups)),
             ("--warmup-seconds", Format.compact(plan.warmupSeconds)),

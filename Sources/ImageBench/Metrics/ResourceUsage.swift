@@ -23,7 +23,8 @@ public struct ResourceUsage: Sendable, Equatable {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
 
-    /// Peak resident memory in MB since the last reset (VmHWM).
+    /// Peak resident memory in MB (10^6 bytes, as everywhere in imgbench) since the last reset
+    /// (VmHWM, which the kernel gives in KiB).
     public static func peakResidentMegabytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
@@ -31,8 +32,8 @@ public struct ResourceUsage: Sendable, Equatable {
         else {
             var usage = rusage()
             getrusage(RUSAGE_SELF.rawValue, &usage)
-            return Double(usage.ru_maxrss) / 1024
+            return Double(usage.ru_maxrss) * 1_024 / 1e6
         }
-        return kilobytes / 1024
+        return kilobytes * 1_024 / 1e6
     }
 }

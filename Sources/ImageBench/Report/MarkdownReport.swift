@@ -31,8 +31,8 @@ public struct MarkdownReport: ReportWriter {
 
         \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
         network \(settings.network), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
-        coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_048_576) MB, \
-        disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_048_576) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).
+        coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_000_000) MB, \
+        disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_000_000) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).
         \(settings.injection == .none ? "" : "**Injected slowdown (a testing aid, not a real measurement): `\(settings.injection)`.**\n")\
         \(settings.faults.isEmpty ? "" : "Server faults injected: `\(settings.faults)`.\n")
         Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, \

@@ -48,22 +48,28 @@ public enum Benchmark {
     public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil,
                            stop: StopRequest? = nil) throws -> BenchmarkResults {
         let startedAt = Date()
+        // Stopped while preparing: nothing measured, and it says why (the reason is read when it
+        // is known, not before the corpus began).
+        func stopped(_ plan: BenchmarkPlan) -> BenchmarkResults {
+            BenchmarkResults(plan: plan, results: [], corpusImages: 0, corpusBytes: 0, serverURL: "", traceSeconds: 0,
+                             startedAt: startedAt, environment: RunEnvironment.capture(), stoppedBy: stop?.reason ?? "a stop request")
+        }
         var plan = plan
         if case .manifestURL(let url) = plan.settings.source {
             observer?.preparing("fetching the manifest at \(url)")
             // The results keep the entries, as for a manifest file: the directory stays readable.
-            plan.settings.source = try fetchManifest(url, limits: plan.settings.fetchLimits)
+            let fetched: Result<ImageSource, BenchmarkError> = Result { () throws(BenchmarkError) in
+                try fetchManifest(url, limits: plan.settings.fetchLimits, stop: stop)
+            }
+            if stop?.isRequested == true { return stopped(plan) }
+            plan.settings.source = try fetched.get()
         }
         let settings = plan.settings
+        // A plan the machine cannot hold is refused before anything is allocated.
+        try MemoryEstimate(plan).check()
         // Checked before any work: an unusable cache directory fails the run at once.
         let diskCaches = try settings.diskCacheDirectory.map { path throws(DiskCache.OpenError) in
             try DiskCacheWorkspace(directory: URL(fileURLWithPath: path), sizeLimit: settings.diskCacheBytes)
-        }
-        // Stopped while preparing: nothing measured, and it says why (the reason is read when it
-        // is known, not before the corpus began).
-        let stopped = {
-            BenchmarkResults(plan: plan, results: [], corpusImages: 0, corpusBytes: 0, serverURL: "", traceSeconds: 0,
-                             startedAt: startedAt, environment: RunEnvironment.capture(), stoppedBy: stop?.reason ?? "a stop request")
         }
         let workload: Workload, server: ImageServer?, corpusBytes: Int
         if case .embedded = settings.source {
@@ -72,7 +78,7 @@ public enum Benchmark {
             let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, progress: { done in
                 observer?.corpusProgress(done: done, total: imageCount)
             }, shouldStop: { stop?.isRequested == true })
-            if stop?.isRequested == true { return stopped() }
+            if stop?.isRequested == true { return stopped(plan) }
             let embedded = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
                                            seed: settings.seed, faults: settings.faults)
             observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(embedded.baseURL), network \(settings.network)")
@@ -84,7 +90,8 @@ public enum Benchmark {
             server = nil
             corpusBytes = workload.images.reduce(0) { $0 + ($1.expectedBytes ?? 0) }
             observer?.preparing("source \(settings.source.description): \(workload.images.count) images for \(settings.rows) rows")
-            try preflight(workload.images[workload.feed.imageForRow[0]].url, limits: settings.fetchLimits)
+            try preflight(workload.images[workload.feed.imageForRow[0]].url, limits: settings.fetchLimits, stop: stop)
+            if stop?.isRequested == true { return stopped(plan) }
         }
         defer { server?.shutdown() }
         if !settings.faults.isEmpty { observer?.preparing("server faults: \(settings.faults) (deterministic by seed)") }
@@ -172,11 +179,12 @@ public enum Benchmark {
     /// A source nothing answers at is a benchmark that cannot be done: fail in seconds, with the
     /// reason, rather than scroll a whole trace of connection errors. Any HTTP answer will do
     /// (one missing image is a measurement, not a dead source).
-    static func preflight(_ url: String, limits: FetchLimits) throws(BenchmarkError) {
+    /// A stop request cancels it at once.
+    static func preflight(_ url: String, limits: FetchLimits, stop: StopRequest? = nil) throws(BenchmarkError) {
         var quick = limits
         quick.timeoutMilliseconds = min(limits.timeoutMilliseconds, 5_000)
         do {
-            _ = try CurlFetcher(limits: quick).fetch(url, expectedBytes: nil, token: LoadToken())
+            _ = try CurlFetcher(limits: quick).fetch(url, expectedBytes: nil, token: stoppable(by: stop))
         } catch {
             switch error {
             case .httpStatus, .tooLarge: return
@@ -188,10 +196,10 @@ public enum Benchmark {
     }
 
     /// The manifest a URL answers with, or why there is none (exit 2: the source is unusable).
-    static func fetchManifest(_ url: String, limits: FetchLimits) throws(BenchmarkError) -> ImageSource {
+    static func fetchManifest(_ url: String, limits: FetchLimits, stop: StopRequest? = nil) throws(BenchmarkError) -> ImageSource {
         let body: [UInt8]
         do {
-            body = try CurlFetcher(limits: limits).fetch(url, expectedBytes: nil, token: LoadToken()).bytes
+            body = try CurlFetcher(limits: limits).fetch(url, expectedBytes: nil, token: stoppable(by: stop)).bytes
         } catch {
             throw BenchmarkError(description: "cannot fetch the manifest at \(url): \(error)")
         }
@@ -200,6 +208,13 @@ public enum Benchmark {
         } catch {
             throw BenchmarkError(description: "the manifest at \(error.description)")
         }
+    }
+
+    /// A token a stop request cancels: a fetch while preparing ends within the fetcher's 100 ms tick.
+    static func stoppable(by stop: StopRequest?) -> LoadToken {
+        let token = LoadToken()
+        stop?.whenRequested { _ = token.cancel() }
+        return token
     }
 
     /// The feed, URLs and trace for a corpus served at `baseURL`.

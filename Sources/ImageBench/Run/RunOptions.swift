@@ -17,9 +17,9 @@ public struct RunOptions: Sendable {
     public var filter = ImageFilter.sepia.rawValue
     public var cancel = CancelPolicy.offscreen.rawValue
     public var coalesce = true
-    public var memoryCacheMB = MemoryCache.defaultCostLimit / 1_048_576
+    public var memoryCacheMB = MemoryCache.defaultCostLimit / 1_000_000
     public var diskCache: String?
-    public var diskCacheMB = DiskCache.defaultSizeLimit / 1_048_576
+    public var diskCacheMB = DiskCache.defaultSizeLimit / 1_000_000
     public var diskRead = DiskReadMode.background.rawValue
     public var prefetch = 0
     public var repeats = 1
@@ -69,9 +69,9 @@ public struct RunOptions: Sendable {
         settings.diskCacheDirectory = diskCache
         // Ranges are checked before scaling: a huge number of MB or seconds would overflow.
         typealias R = FlagRanges
-        settings.diskCacheBytes = try R.check(diskCacheMB, in: R.diskCacheMB, "--disk-cache-mb") * 1_048_576
+        settings.diskCacheBytes = try R.check(diskCacheMB, in: R.diskCacheMB, "--disk-cache-mb") * 1_000_000
         settings.prefetch = prefetch
-        settings.memoryCacheBytes = try R.check(memoryCacheMB, in: R.memoryCacheMB, "--memory-cache-mb") * 1_048_576
+        settings.memoryCacheBytes = try R.check(memoryCacheMB, in: R.memoryCacheMB, "--memory-cache-mb") * 1_000_000
         // Rounded, not truncated: 1.001 s is 1001 ms however the double falls.
         let timeout = (try R.check(timeoutSeconds, in: R.timeoutSeconds, "--timeout") * 1000).rounded()
         settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeout), maxBytes: maxBytes,

@@ -5,12 +5,29 @@ import Synchronization
 public final class StopRequest: Sendable {
     private let requested = Atomic<Bool>(false)
     private let why = Locked<String?>(nil)
+    private let handlers = Locked<[@Sendable () -> Void]>([])
 
     public init() {}
 
     public func request(reason: String) {
         why.withLockedValue { $0 = $0 ?? reason }
         requested.store(true, ordering: .releasing)
+        let waiting = handlers.withLockedValue { handlers in
+            defer { handlers.removeAll() }
+            return handlers
+        }
+        for handler in waiting { handler() }
+    }
+
+    /// Runs `handler` when a stop is requested (at once if it was): how work that waits on
+    /// something else (a fetch while preparing) learns to stop.
+    public func whenRequested(_ handler: @escaping @Sendable () -> Void) {
+        let now = handlers.withLockedValue { handlers in
+            if isRequested { return true }
+            handlers.append(handler)
+            return false
+        }
+        if now { handler() }
     }
 
     public var isRequested: Bool { requested.load(ordering: .acquiring) }

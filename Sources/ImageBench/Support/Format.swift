@@ -23,6 +23,12 @@ public enum Format {
     /// Bytes as decimal megabytes with one decimal.
     public static func megabytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1_000_000) }
 
+    /// "67.1 MB", "64.0 GB": bytes in MB of 10^6 bytes (the one megabyte imgbench uses: flags,
+    /// tables, summary.csv), or GB of 10^9 from 10 GB up.
+    public static func size(_ bytes: Int) -> String {
+        bytes >= 10_000_000_000 ? String(format: "%.1f GB", Double(bytes) / 1e9) : megabytes(Double(bytes)) + " MB"
+    }
+
     /// Rounded to a whole number.
     public static func whole(_ value: Double) -> String { String(format: "%.0f", value) }
 

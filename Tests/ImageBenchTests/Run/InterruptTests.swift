@@ -60,5 +60,28 @@ extension ChildProcessRuns {
                 #expect((summary["runs"] as? [Any])?.isEmpty == true)
             }
         }
+
+        @Test("SIGTERM while the source is checked (a server that never answers): exit 143 at once, not the check's 5 s")
+        func duringPreCheck() async throws {
+            try await onOwnThread {
+                let output = try Fixtures.temporaryDirectory("interrupted-pre-check")
+                defer { try? FileManager.default.removeItem(at: output) }
+                let silent = try Listener()  // accepts nothing, answers nothing: the check waits
+                defer { silent.close() }
+                let run = try BackgroundRun(["--source", "http://127.0.0.1:\(silent.port)/img/{id}.jpg", "--rows", "100",
+                                             "--out", output.appendingPathComponent("results").path],
+                                            log: output.appendingPathComponent("stderr.log"))
+                let deadline = Date().addingTimeInterval(30)
+                while !run.output.contains("source http://") && run.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+                Thread.sleep(forTimeInterval: 0.3)
+                kill(run.process.processIdentifier, SIGTERM)
+                run.process.waitUntilExit()
+                // Without the stop, the check would have ended at 5 s with exit 2 ("did not answer").
+                #expect(run.process.terminationStatus == 143, "\(run.output)")
+                let data = try Data(contentsOf: output.appendingPathComponent("results/summary.json"))
+                let summary = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                #expect(summary["partial"] as? Bool == true && summary["stopped_by"] as? String == "SIGTERM")
+            }
+        }
     }
 }

@@ -94,7 +94,7 @@ public struct HTMLReport: ReportWriter {
             ("network", "\(settings.network)"), ("source", settings.source.description),
             ("strategies × limits", results.plan.strategies.map(\.rawValue).joined(separator: ", ") + " × " + results.plan.concurrencies.map(String.init).joined(separator: ", ")),
             ("repeats", "\(results.plan.repeats) (+\(results.plan.warmups) warm-up rounds; \(Format.compact(results.plan.warmupSeconds)) s warm-up before each run)"),
-            ("pipeline", "transport \(settings.transport.rawValue), filter \(settings.filter.rawValue), cancel \(settings.cancelPolicy.rawValue), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_048_576) MB"),
+            ("pipeline", "transport \(settings.transport.rawValue), filter \(settings.filter.rawValue), cancel \(settings.cancelPolicy.rawValue), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_000_000) MB"),
         ]
         for (name, value) in results.environment.json.sorted(by: { $0.key < $1.key }) { rows.append((name.replacingOccurrences(of: "_", with: " "), value is NSNull ? "unknown" : "\(value)")) }
         return "<table>\n" + rows.map { "<tr><th>\(escape($0.0))</th><td>\(escape($0.1))</td></tr>" }.joined(separator: "\n") + "\n</table>\n"

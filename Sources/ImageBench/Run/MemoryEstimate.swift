@@ -1,0 +1,50 @@
+import Foundation
+
+/// What a plan will hold in memory at its peak, worked out before anything is allocated, so that
+/// a plan the machine cannot hold (a thousand users each filling a 64 MB cache) is refused with
+/// its numbers instead of growing until the kernel kills it. An estimate of the large parts only:
+/// the generated corpus, the users' memory caches, and the request records every run keeps.
+public struct MemoryEstimate: Sendable {
+    /// Each part's name and bytes, largest first.
+    public let parts: [(name: String, bytes: Int)]
+    public var bytes: Int { parts.reduce(0) { $0 + $1.bytes } }
+
+    /// Encoded bytes of a generated image, on average (the corpus is held twice: generated and served).
+    static let corpusImageBytes = 27_000
+    /// One request record with its share of the run's tables (its URL string is shared).
+    static let requestBytes = MemoryLayout<RequestRecord>.stride + 64
+    /// A memory-cache entry under --no-decode: a 1×1 stand-in and its key.
+    static let standInBytes = 256
+
+    public init(_ plan: BenchmarkPlan) {
+        let s = plan.settings
+        let clients = s.clientIndices.count
+        let images = s.source == .embedded ? s.resolvedImageCount : 0
+        let distinct = min(s.rows, s.resolvedImageCount)
+        let decodedImage = ImagePipeline.defaultTargetSize.pixelCount * 4
+        let cachePerUser = s.decodes ? min(s.memoryCacheBytes, distinct * decodedImage) : distinct * Self.standInBytes
+        // Every row is asked for about once per run; every run's records are kept for the reports.
+        let runs = plan.measuredRuns + plan.warmups * plan.strategies.count * plan.concurrencies.count
+        parts = [
+            ("generated corpus", 2 * images * Self.corpusImageBytes),
+            ("memory caches (\(clients) user\(clients == 1 ? "" : "s") × \(Format.size(cachePerUser)))", clients * cachePerUser),
+            ("request records (\(runs) run\(runs == 1 ? "" : "s") × \(clients) × \(s.rows) rows)", runs * clients * s.rows * Self.requestBytes),
+        ].sorted { $0.bytes > $1.bytes }
+    }
+
+    /// Memory the kernel says is available now (MemAvailable), nil where it does not say.
+    public static func available(meminfo: String? = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) -> Int? {
+        guard let line = meminfo?.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kilobytes * 1_024
+    }
+
+    /// Throws, with the estimate, when it exceeds `available`.
+    public func check(available: Int? = MemoryEstimate.available()) throws(BenchmarkError) {
+        guard let available, bytes > available else { return }
+        let detail = parts.filter { $0.bytes > 0 }.map { "\($0.name) \(Format.size($0.bytes))" }.joined(separator: ", ")
+        throw BenchmarkError(description: "this plan needs about \(Format.size(bytes)) of memory (\(detail)), more than the "
+                             + "\(Format.size(available)) available: lower --clients, --memory-cache-mb or --rows, "
+                             + "or split the users over processes (--shard)")
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("The memory a plan needs")
+struct MemoryEstimateTests {
+    static func plan(clients: Int = 1, decodes: Bool = true, rows: Int = 5_000) -> BenchmarkPlan {
+        var settings = RunSettings()
+        settings.clients = clients
+        settings.decodes = decodes
+        settings.rows = rows
+        return BenchmarkPlan(settings: settings, strategies: [.threads, .gcd], concurrencies: [5], repeats: 1, warmups: 0, warmupSeconds: 0)
+    }
+
+    @Test("a thousand users each filling a 64 MB cache are refused with the estimate; one user, or --no-decode, fit")
+    func refusesWhatCannotFit() throws {
+        let eightGB = 8_000_000_000
+        let crowd = MemoryEstimate(Self.plan(clients: 1_000))
+        // 2,000 distinct images of 240×240×4 bytes overfill 64 MB: each cache reaches its limit.
+        #expect(crowd.parts.first?.name == "memory caches (1000 users × 64.0 MB)" && crowd.parts.first?.bytes == 64_000_000_000)
+        #expect(throws: BenchmarkError.self) { try crowd.check(available: eightGB) }
+        do {
+            try crowd.check(available: eightGB)
+        } catch {
+            #expect(error.description.hasPrefix("this plan needs about 6") && error.description.contains("memory caches (1000 users × 64.0 MB) 64.0 GB")
+                    && error.description.contains("more than the 8000.0 MB available"), "\(error.description)")
+            #expect(error.description.contains("--clients") && error.description.contains("--shard"), "\(error.description)")
+        }
+        let one = MemoryEstimate(Self.plan())
+        #expect(one.bytes < 200_000_000, "\(one.parts)")
+        try one.check(available: eightGB)
+        // --no-decode keeps stand-ins of a few bytes: a thousand load-generating users fit.
+        try MemoryEstimate(Self.plan(clients: 1_000, decodes: false, rows: 2_000)).check(available: eightGB)
+        #expect(MemoryEstimate.available(meminfo: "MemTotal: 16 kB\nMemAvailable:    2048 kB\n") == 2_097_152)
+        #expect(MemoryEstimate.available(meminfo: "nothing here") == nil)
+    }
+}
