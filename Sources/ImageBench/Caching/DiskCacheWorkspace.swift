@@ -3,12 +3,17 @@ import Foundation
 /// Gives every run of a matrix the same starting disk cache, so no strategy profits from the
 /// entries an earlier cell wrote. Each run gets a private directory whose entries are hard links
 /// to the user's cache directory as it was when the benchmark started (entries are never modified
-/// in place, only replaced by rename, so sharing inodes is safe); when the run ends, what it wrote
-/// is linked back into the user's directory, which is therefore warm for the next invocation.
+/// in place, only replaced by rename, so sharing inodes is safe). What the runs wrote is linked
+/// back into the user's directory when the benchmark ends (`close`), not after each run: a later
+/// strategy must not find the entries an earlier one wrote (its re-downloads of entries it found
+/// damaged, say), so the user's directory stays as it was until every run has started from it.
+/// It is then warm for the next invocation.
 public final class DiskCacheWorkspace: Sendable {
     public let directory: URL
     public let sizeLimit: Int
     private let baseline: [String]
+    /// Finished runs' directories, merged back by `close`.
+    private let finished = Locked<[URL]>([])
 
     public init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(DiskCache.OpenError) {
         // A run killed before it finished left its directory behind: its entries are whole (each
@@ -39,9 +44,19 @@ public final class DiskCacheWorkspace: Sendable {
         return try DiskCache(directory: runDirectory, sizeLimit: sizeLimit)
     }
 
-    /// Links what the run wrote back into the user's directory and removes the run's directory.
+    /// A run is over; what it wrote waits for `close`.
     public func finish(_ cache: DiskCache) {
-        Self.mergeBack(from: cache.directory, into: directory)
+        finished.withLockedValue { $0.append(cache.directory) }
+    }
+
+    /// Links what the finished runs wrote back into the user's directory and removes their
+    /// directories (a process killed first leaves them to the next `init`, which does the same).
+    public func close() {
+        let directories = finished.withLockedValue { finished in
+            defer { finished.removeAll() }
+            return finished
+        }
+        for runDirectory in directories { Self.mergeBack(from: runDirectory, into: directory) }
     }
 
     private static func mergeBack(from runDirectory: URL, into directory: URL) {

@@ -103,6 +103,7 @@ public enum Benchmark {
 
         let cells = plan.cells
         var results: [RunResult] = []
+        defer { diskCaches?.close() }
         for (index, cell) in cells.enumerated() where stop?.isRequested != true {
             observer?.runStarted(cell, index: index, of: cells.count)
             if cell.repetition > 0 && plan.warmupSeconds > 0 {
