@@ -33,7 +33,10 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]),
+            ],
+            plugins: ["BuildCommit"]),
+        // The git commit, compiled into the library (environment.git_commit).
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "imgbench",
             dependencies: [

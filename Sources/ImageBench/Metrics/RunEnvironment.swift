@@ -28,7 +28,9 @@ public struct RunEnvironment: Sendable {
         let jpeg = Int(ib_libjpeg_version())
         return RunEnvironment(
             imgbenchVersion: ImageBenchVersion.current,
-            gitCommit: ProcessInfo.processInfo.environment["IMGBENCH_GIT_COMMIT"].flatMap { $0.isEmpty ? nil : $0 },
+            // Compiled in by the BuildCommit plugin; the variable still overrides it (a binary
+            // copied from elsewhere and run for a checkout).
+            gitCommit: ProcessInfo.processInfo.environment["IMGBENCH_GIT_COMMIT"].flatMap { $0.isEmpty ? nil : $0 } ?? buildCommit,
             cpuModel: model ?? "unknown", cpuCount: ProcessInfo.processInfo.activeProcessorCount,
             kernel: "\(text(name.sysname)) \(text(name.release)) \(text(name.machine))",
             swiftVersion: compilerVersion, libcurl: String(cString: curl_version()),

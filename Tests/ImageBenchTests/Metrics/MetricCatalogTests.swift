@@ -127,3 +127,24 @@ struct MetricCatalogTests {
         #expect(Metric.named("no_such_metric") == nil)
     }
 }
+
+@Suite("The run's environment")
+struct RunEnvironmentTests {
+    @Test("the binary knows the commit it was built from, without any variable set (the BuildCommit plugin)")
+    func compiledInCommit() throws {
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        git.arguments = ["git", "-C", checkout.path, "rev-parse", "HEAD"]
+        let output = Pipe()
+        git.standardOutput = output
+        try git.run()
+        let head = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        git.waitUntilExit()
+        try #require(git.terminationStatus == 0 && head.count == 40, "not a git checkout")
+        #expect(ProcessInfo.processInfo.environment["IMGBENCH_GIT_COMMIT"] == nil)
+        #expect(buildCommit?.hasPrefix(head) == true, "compiled in: \(buildCommit ?? "nil"), HEAD \(head)")
+        #expect(RunEnvironment.capture().gitCommit == buildCommit)
+    }
+}
