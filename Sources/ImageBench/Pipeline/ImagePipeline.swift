@@ -115,7 +115,8 @@ public struct ImagePipeline: Sendable {
     private func end(_ fetch: NetworkFetch, with fetched: Result<FetchResult, FetchError>) -> Output {
         defer { fetch.gauge?.leave() }
         return process(fetched, source: .network, request: fetch.request, id: fetch.id, token: fetch.token,
-                       stages: fetch.stages, fetchStarted: fetch.fetchStarted, attempts: fetch.attempts.number)
+                       stages: fetch.stages, fetchStarted: fetch.fetchStarted, attempts: fetch.attempts.number,
+                       earlierBytes: fetch.attempts.earlierBytes)
     }
 
     /// The classic `cellForRow` disk read (`--disk-read main`), run where it is called: read the
@@ -145,14 +146,14 @@ public struct ImagePipeline: Sendable {
     /// Everything after the bytes arrived: decode, downsample, filter, cache, with the stage times.
     private func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, request: LoadRequest,
                          id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64,
-                         attempts: Int = 1, fullSize: Bool = false) -> Output {
+                         attempts: Int = 1, earlierBytes: Int = 0, fullSize: Bool = false) -> Output {
         var stages = initial
         var decodeWarnings = 0
         var bodySize: Int?
         func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0, store: [UInt8]? = nil) -> Output {
             token.finish()
             let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
-                                            bytesReceived: source == .network ? bytes : 0, sourcePixels: pixels,
+                                            bytesReceived: source == .network ? earlierBytes + bytes : 0, sourcePixels: pixels,
                                             finishedAt: MonotonicClock.now(), attempts: attempts,
                                             decodeWarnings: decodeWarnings, bodySize: bodySize)
             return Output(completion: completion, bytesToStore: store)
@@ -163,12 +164,14 @@ public struct ImagePipeline: Sendable {
         let result: FetchResult
         switch fetched {
         case .failure(let error):
-            stages.timeToFirstByte = fetchTime
+            // The last attempt's true time to first byte where a response began; else all of it.
+            stages.timeToFirstByte = error.partial.timeToFirstByte.map { min($0, fetchTime) } ?? fetchTime
+            stages.transfer = fetchTime - stages.timeToFirstByte
             if case .cancelled(let received, let announced) = error {
                 bodySize = announced
                 return finish(.cancelled, bytes: received)
             }
-            return finish(.failed(.fetch(error)), bytes: 0)
+            return finish(.failed(.fetch(error)), bytes: error.partial.bytes)
         case .success(let success):
             result = success
         }

@@ -189,8 +189,11 @@ public enum Benchmark {
         } catch {
             switch error {
             case .httpStatus, .tooLarge: return
+            // Headers came, then the body stalled or broke: the server answers, which is all this asks.
+            case .timeout(let partial) where partial.timeToFirstByte != nil: return
+            case .connection(_, let partial) where partial.timeToFirstByte != nil: return
             case .timeout: throw BenchmarkError(description: "\(url) did not answer within \(quick.timeoutMilliseconds / 1000) s")
-            case .connection(let reason): throw BenchmarkError(description: "cannot reach \(url): \(reason)")
+            case .connection(let reason, _): throw BenchmarkError(description: "cannot reach \(url): \(reason)")
             case .cancelled: return
             }
         }

@@ -58,7 +58,7 @@ extension ChildProcessRuns {
                         _ = try fetcher.fetch("\(nginx.baseURL)/\(path)", expectedBytes: nil, token: LoadToken())
                         Issue.record("\(path): the redirect was followed")
                     } catch {
-                        guard case .connection(let reason) = error else { Issue.record("\(path): \(error)"); continue }
+                        guard case .connection(let reason, _) = error else { Issue.record("\(path): \(error)"); continue }
                         #expect(reason.lowercased().contains("protocol"), "\(path): \(reason)")
                     }
                 }

@@ -55,6 +55,34 @@ struct CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("never").path))
     }
 
+    @Test("every number a user can type, fed 0, -1, a huge value, inf, nan and text: never a crash, exit 64 and one line naming it")
+    func everyNumericFlag() async throws {
+        // (subcommand, flag, whether 0 is inside its range, and so a valid value that would start work)
+        let flags: [([String], String, Bool)] = [
+            ([], "--rows", false), ([], "--concurrency", false), ([], "--fps", false), ([], "--seed", true),
+            ([], "--memory-cache-mb", true), ([], "--disk-cache-mb", false), ([], "--prefetch", true), ([], "--repeat", false),
+            ([], "--warmup", true), ([], "--warmup-seconds", true), ([], "--images", false), ([], "--timeout", false),
+            ([], "--stall-timeout", false), ([], "--retries", true), ([], "--max-pixels", false), ([], "--max-bytes", false),
+            ([], "--clients", false), (["serve"], "--port", true), (["serve"], "--images", false),
+            (["serve"], "--request-timeout", false), (["serve"], "--max-connections", false), (["corpus", "--out", "/nonexistent/x"], "--images", false),
+        ]
+        let directory = try Fixtures.temporaryDirectory("numbers")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await onOwnThread {
+            for (prefix, flag, zeroIsValid) in flags {
+                for value in ["0", "-1", "99999999999999999999999", "inf", "nan", "abc"] where !(zeroIsValid && value == "0") {
+                    let isRun = prefix.isEmpty
+                    let arguments = prefix + [flag, value] + (isRun ? ["--out", directory.appendingPathComponent("never").path] : [])
+                    let run = try Fixtures.imgbench(arguments)
+                    let lines = Self.stderrLines(run.output)
+                    #expect(run.status == 64, "\(arguments): status \(run.status): \(run.output)")
+                    #expect(lines.count == 1 && lines[0].hasPrefix("imgbench") && lines[0].contains(flag), "\(arguments): \(lines)")
+                }
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("never").path))
+    }
+
     @Test("imgbench --help shows run's options in groups; completions offer the values of enumerated flags")
     func help() async throws {
         try await onOwnThread {

@@ -84,17 +84,19 @@ final class CurlEasy: @unchecked Sendable {
             ib_curl_easy_get_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
             return .failure(.cancelled(received: transfer.body.count, announced: announced >= 0 ? Int(announced) : nil))
         }
-        if transfer.stalled { return .failure(.timeout) }
+        let partial = PartialTransfer(bytes: transfer.body.count,
+                                      timeToFirstByte: transfer.firstByteAt.map { $0 - min($0, transfer.startedAt) })
+        if transfer.stalled { return .failure(.timeout(partial)) }
         guard code == CURLE_OK else {
             if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge(limit: limits.maxBytes)) }
             return .failure(code == CURLE_OPERATION_TIMEDOUT
-                            ? .timeout : .connection(String(cString: curl_easy_strerror(code))))
+                            ? .timeout(partial) : .connection(String(cString: curl_easy_strerror(code)), partial))
         }
         // A peer that closed inside the headers is a broken connection, not an empty image.
-        guard transfer.headersComplete else { return .failure(.connection("the connection closed inside the response headers")) }
+        guard transfer.headersComplete else { return .failure(.connection("the connection closed inside the response headers", partial)) }
         var status = 0
         ib_curl_easy_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        guard (200..<300).contains(status) else { return .failure(.httpStatus(status)) }
+        guard (200..<300).contains(status) else { return .failure(.httpStatus(status, partial)) }
         var firstByte: curl_off_t = 0, total: curl_off_t = 0
         ib_curl_easy_get_offset(handle, CURLINFO_STARTTRANSFER_TIME_T, &firstByte)
         ib_curl_easy_get_offset(handle, CURLINFO_TOTAL_TIME_T, &total)
@@ -110,8 +112,11 @@ final class CurlTransfer {
     let maxBytes: Int
     var body: [UInt8] = []
     var tooLarge = false
-    /// When the transfer began or its last byte arrived.
-    var lastActivity = MonotonicClock.now()
+    /// When the transfer began, its response's first byte came (nil: none did), and when it
+    /// began or its last byte arrived.
+    let startedAt = MonotonicClock.now()
+    var firstByteAt: UInt64?
+    lazy var lastActivity = startedAt
     var stalled = false
     /// The blank line that ends a response's headers arrived (of the last response, after redirects
     /// and 100 Continue).
@@ -149,6 +154,7 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
     if line.starts(with: Array("HTTP/".utf8)) { transfer.headersComplete = false }
     if length <= 2 && line.allSatisfy({ $0 == 13 || $0 == 10 }) { transfer.headersComplete = true }
     transfer.lastActivity = MonotonicClock.now()
+    if transfer.firstByteAt == nil { transfer.firstByteAt = transfer.lastActivity }
     return length
 }
 

@@ -1,24 +1,60 @@
+/// What had arrived when a fetch failed: body bytes (they were downloaded, and count), and when
+/// the response began, if it did (a true time to first byte, not the whole failed fetch).
+public struct PartialTransfer: Sendable, Hashable {
+    public var bytes = 0
+    public var timeToFirstByte: UInt64?
+
+    public init(bytes: Int = 0, timeToFirstByte: UInt64? = nil) {
+        self.bytes = bytes
+        self.timeToFirstByte = timeToFirstByte
+    }
+
+    public static let none = PartialTransfer()
+}
+
 /// Why a fetch produced no image bytes. Each case is a class of error counted in reports.
+/// Two errors are equal when their kind and reason are, whatever had arrived before them.
 public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The load was cancelled; `received` bytes had arrived by then.
     /// `announced`: the body size the response's Content-Length gave, if its headers arrived.
     case cancelled(received: Int, announced: Int? = nil)
     /// The server answered with a non-2xx status.
-    case httpStatus(Int)
-    /// `--timeout` elapsed.
-    case timeout
+    case httpStatus(Int, PartialTransfer = .none)
+    /// `--timeout` elapsed, or the transfer was silent for `--stall-timeout`.
+    case timeout(PartialTransfer = .none)
     /// Could not connect, or the connection broke before the body was complete.
-    case connection(String)
+    case connection(String, PartialTransfer = .none)
     /// The body exceeded `--max-bytes`.
     case tooLarge(limit: Int)
 
-    public var description: String {
+    /// What had arrived before the failure.
+    public var partial: PartialTransfer {
         switch self {
+        case .cancelled(let received, _): PartialTransfer(bytes: received)
+        case .httpStatus(_, let partial), .timeout(let partial), .connection(_, let partial): partial
+        case .tooLarge: .none
+        }
+    }
+
+    public var description: String {
+        let after = partial.bytes > 0 ? " after \(partial.bytes) bytes" : ""
+        return switch self {
         case .cancelled(let received, _): "cancelled after \(received) bytes"
-        case .httpStatus(let status): "HTTP status \(status)"
-        case .timeout: "timed out"
-        case .connection(let reason): "connection: \(reason)"
+        case .httpStatus(let status, _): "HTTP status \(status)"
+        case .timeout: "timed out" + after
+        case .connection(let reason, _): "connection: \(reason)" + after
         case .tooLarge(let limit): "body larger than --max-bytes \(limit)"
+        }
+    }
+
+    public static func == (a: FetchError, b: FetchError) -> Bool {
+        switch (a, b) {
+        case let (.cancelled(x, y), .cancelled(u, v)): x == u && y == v
+        case let (.httpStatus(x, _), .httpStatus(y, _)): x == y
+        case (.timeout, .timeout): true
+        case let (.connection(x, _), .connection(y, _)): x == y
+        case let (.tooLarge(x), .tooLarge(y)): x == y
+        default: false
         }
     }
 }

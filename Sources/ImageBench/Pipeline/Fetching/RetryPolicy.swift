@@ -19,7 +19,7 @@ public struct RetryPolicy: Sendable, Equatable, Codable {
         guard attempt <= retries else { return false }
         switch error {
         case .timeout, .connection: return true
-        case .httpStatus(let status): return status >= 500 || status == 429
+        case .httpStatus(let status, _): return status >= 500 || status == 429
         case .tooLarge, .cancelled: return false
         }
     }
@@ -38,6 +38,9 @@ struct FetchAttempts {
     let token: LoadToken
     /// The attempt running or last run, from 1: what the load reports as its attempts.
     private(set) var number = 1
+    /// Body bytes the failed attempts before `number` received (downloaded, so they count).
+    private(set) var earlierBytes = 0
+    private var lastFailureBytes = 0
 
     init(policy: RetryPolicy, token: LoadToken) {
         self.policy = policy
@@ -45,8 +48,9 @@ struct FetchAttempts {
     }
 
     /// Whether the attempt that ended in `fetched` goes again (after a `pause`).
-    func shouldRetry(after fetched: Result<FetchResult, FetchError>) -> Bool {
+    mutating func shouldRetry(after fetched: Result<FetchResult, FetchError>) -> Bool {
         guard case .failure(let error) = fetched else { return false }
+        lastFailureBytes = error.partial.bytes
         return policy.shouldRetry(error, attempt: number)
     }
 
@@ -76,6 +80,7 @@ struct FetchAttempts {
 
     private mutating func next() -> Bool {
         number += 1
+        earlierBytes += lastFailureBytes
         return true
     }
 }
