@@ -57,7 +57,8 @@ struct RunCommand: ParsableCommand {
         let human = verdict + table + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
         if json {
             FileHandle.standardError.write(Data(human.utf8))
-            print(try CommandFailure.catching("cannot render summary.json") { try SummaryJSON().render(results) })
+            let json = try CommandFailure.catching("cannot render summary.json") { try SummaryJSON().render(results) }
+            print(json, terminator: json.hasSuffix("\n") ? "" : "\n")
         } else {
             print(human, terminator: "")
         }

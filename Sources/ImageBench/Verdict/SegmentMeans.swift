@@ -64,7 +64,7 @@ public struct SegmentMeans: Sendable, Equatable {
     /// negative; the t interval is symmetric and would say so for a short, noisy mean). Nil with
     /// fewer than two stretches.
     public var interval: Interval? {
-        Interval.of(Array(means.values), center: overall).map { Interval(center: $0.center, low: max(0, $0.low), high: $0.high, n: $0.n) }
+        Interval.of(orderedKeys.map { means[$0]! }, center: overall).map { Interval(center: $0.center, low: max(0, $0.low), high: $0.high, n: $0.n) }
     }
 
     /// How run-to-run noise moves a cell's mean placeholder time, as a share of it: the smallest
@@ -76,10 +76,16 @@ public struct SegmentMeans: Sendable, Equatable {
     /// in 3 of those 10 runs, each time for another strategy.
     public static let runNoise = 0.01
 
+    /// The stretches in order (repeat, then segment): sums taken in one order are the same to the
+    /// last bit in every process, so a report written again prints the interval the run printed.
+    private var orderedKeys: [Key] {
+        means.keys.sorted { ($0.repetition, $0.segment) < ($1.repetition, $1.segment) }
+    }
+
     /// Each repeat's mean over its requests.
     var repeatMeans: [Double] {
-        Dictionary(grouping: means, by: \.key.repetition).sorted { $0.key < $1.key }.map { _, stretches in
-            stretches.reduce(0) { $0 + $1.value } / Double(stretches.count)
+        Dictionary(grouping: orderedKeys, by: \.repetition).sorted { $0.key < $1.key }.map { _, keys in
+            keys.reduce(0) { $0 + means[$1]! } / Double(keys.count)
         }
     }
 
@@ -100,7 +106,7 @@ public struct SegmentMeans: Sendable, Equatable {
     /// 95% interval: t over the stretch differences, widened by both cells' run-to-run noise
     /// (added in quadrature). Nil when fewer than two stretches are in both.
     public func difference(from other: SegmentMeans) -> Interval? {
-        let shared = means.keys.filter { other.means[$0] != nil }
+        let shared = orderedKeys.filter { other.means[$0] != nil }
         let differences = shared.map { means[$0]! - other.means[$0]! }
         // Centred on the difference of the two means as they are printed (over requests, not
         // over stretches), so the sign never contradicts them; its spread is the stretches'.

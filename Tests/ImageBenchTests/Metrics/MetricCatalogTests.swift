@@ -130,21 +130,31 @@ struct MetricCatalogTests {
 
 @Suite("The run's environment")
 struct RunEnvironmentTests {
-    @Test("the binary knows the commit it was built from, without any variable set (the BuildCommit plugin)")
-    func compiledInCommit() throws {
+    /// `git` in this checkout: its status and its output.
+    static func git(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let git = Process()
         git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        git.arguments = ["git", "-C", checkout.path, "rev-parse", "HEAD"]
+        git.arguments = ["git", "-C", checkout.path] + arguments
         let output = Pipe()
         git.standardOutput = output
+        git.standardError = FileHandle.nullDevice
         try git.run()
-        let head = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         git.waitUntilExit()
-        try #require(git.terminationStatus == 0 && head.count == 40, "not a git checkout")
+        return (git.terminationStatus, text)
+    }
+
+    @Test("the binary knows the commit it was built from, without any variable set (the BuildCommit plugin)")
+    func compiledInCommit() throws {
+        try #require(try Self.git(["rev-parse", "HEAD"]).status == 0, "not a git checkout")
         #expect(ProcessInfo.processInfo.environment["IMGBENCH_GIT_COMMIT"] == nil)
-        #expect(buildCommit?.hasPrefix(head) == true, "compiled in: \(buildCommit ?? "nil"), HEAD \(head)")
+        let compiled = try #require(buildCommit, "no commit compiled in")
+        let commit = String(compiled.prefix { $0 != "-" })
+        #expect(commit.count == 40 && (compiled == commit || compiled == commit + "-dirty"), "\(compiled)")
+        // The build's commit is HEAD, or (a commit made since the build) one of its ancestors.
+        #expect(try Self.git(["merge-base", "--is-ancestor", commit, "HEAD"]).status == 0, "\(compiled) is not in this checkout's history")
         #expect(RunEnvironment.capture().gitCommit == buildCommit)
     }
 }

@@ -121,7 +121,7 @@ struct CommandLineTests {
             #expect(parsed.trimmingCharacters(in: .whitespacesAndNewlines) == "1 threads")
             #expect(errors.contains("strategy") && errors.contains("Results: "), "\(errors)")
             let written = try String(contentsOf: directory.appendingPathComponent("results/summary.json"), encoding: .utf8)
-            #expect(try String(contentsOf: stdout, encoding: .utf8).trimmingCharacters(in: .newlines) == written.trimmingCharacters(in: .newlines))
+            #expect(try String(contentsOf: stdout, encoding: .utf8) == written, "stdout is summary.json, byte for byte")
         }
     }
 

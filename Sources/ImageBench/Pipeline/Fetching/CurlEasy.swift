@@ -77,6 +77,9 @@ final class CurlEasy: @unchecked Sendable {
     /// What the finished transfer amounts to, given curl's result code.
     func finish(_ code: CURLcode) -> Result<FetchResult, FetchError> {
         guard let transfer else { return .failure(.connection("no transfer was prepared")) }
+        // The callbacks' pointer goes before the transfer does: a callback curl makes later (a
+        // connection closed when the handle is reused) finds nil, not freed memory.
+        for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA] { ib_curl_easy_set_pointer(handle, option, nil) }
         self.transfer = nil
         if transfer.token.isCancelled {
             // What the headers promised, when they came: the size a cancelled image would have cost.
@@ -133,7 +136,8 @@ final class CurlTransfer {
 // to stop a body that is still arriving.
 private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                        _ context: UnsafeMutableRawPointer?) -> Int {
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     if transfer.token.isCancelled { return 0 }
     if transfer.body.count + length > transfer.maxBytes {
@@ -148,8 +152,9 @@ private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
 // Each header line, the status line first; a blank line ends a response's headers.
 private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                         _ context: UnsafeMutableRawPointer?) -> Int {
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
     let length = size * count
+    guard let context else { return length }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let line = UnsafeRawBufferPointer(start: data, count: length)
     if line.starts(with: Array("HTTP/".utf8)) { transfer.headersComplete = false }
     if length <= 2 && line.allSatisfy({ $0 == 13 || $0 == 10 }) { transfer.headersComplete = true }
@@ -162,7 +167,8 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
 // its first byte.
 private func curlProgress(_ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t,
                           _ downloaded: curl_off_t, _ uploadTotal: curl_off_t, _ uploaded: curl_off_t) -> Int32 {
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     return transfer.token.isCancelled ? 1 : 0
 }
 

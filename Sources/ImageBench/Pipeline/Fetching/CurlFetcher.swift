@@ -27,17 +27,23 @@ public final class CurlFetcher: @unchecked Sendable {
     public func fetch(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) throws(FetchError) -> FetchResult {
         easy.prepare(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
         curl_multi_add_handle(multi, easy.handle)
-        defer { curl_multi_remove_handle(multi, easy.handle) }
+        let code = perform(token: token)
+        // Removed before `finish` releases the transfer: removing a handle can still call its
+        // progress callback, which must find the transfer alive.
+        curl_multi_remove_handle(multi, easy.handle)
+        return try easy.finish(code).get()
+    }
+
+    /// Drives the transfer until it is done, cancelled or stalled: curl's result code.
+    private func perform(token: LoadToken) -> CURLcode {
         var running: Int32 = 0
         while true {
             curl_multi_perform(multi, &running)
             var left: Int32 = 0
             while let message = curl_multi_info_read(multi, &left) {
-                if message.pointee.msg == CURLMSG_DONE && message.pointee.easy_handle == easy.handle {
-                    return try easy.finish(message.pointee.data.result).get()
-                }
+                if message.pointee.msg == CURLMSG_DONE && message.pointee.easy_handle == easy.handle { return message.pointee.data.result }
             }
-            if token.isCancelled || easy.isStalled() { return try easy.finish(CURLE_ABORTED_BY_CALLBACK).get() }
+            if token.isCancelled || easy.isStalled() { return CURLE_ABORTED_BY_CALLBACK }
             curl_multi_poll(multi, nil, 0, Self.tickMilliseconds, nil)
         }
     }
