@@ -19,8 +19,11 @@ extension ChildProcessRuns {
                 try #require(written.status == 0, "\(written.output)")
                 let nginx = try Nginx(root: corpus, port: port)
                 defer { nginx.stop() }
-                for source in ["http://127.0.0.1:\(port)/img/{id}.jpg", corpus.appendingPathComponent("manifest.json").path] {
-                    let out = root.appendingPathComponent("results-\(source.hasSuffix(".json") ? "manifest" : "template")")
+                // A template, the manifest file, and the same manifest by its URL (fetched before the run).
+                let sources = ["http://127.0.0.1:\(port)/img/{id}.jpg", corpus.appendingPathComponent("manifest.json").path,
+                               "http://127.0.0.1:\(port)/manifest.json"]
+                for (index, source) in sources.enumerated() {
+                    let out = root.appendingPathComponent("results-\(index)")
                     // Slow scrolling and no cancellation: every load started is a load displayed.
                     let run = try Fixtures.imgbench(["--source", source, "--images", "20", "--rows", "40", "--scroll", "browse",
                                                          "--cancel", "none", "--strategies", "threads", "--out", out.path])

@@ -121,6 +121,20 @@ struct PlanTests {
         #expect(throws: PlanError("--memory-cache-mb must be between 0 and 65536 (got -9999999999999)")) { try options.plan() }
     }
 
+    @Test("a megabyte is 10^6 bytes wherever a user types or reads one")
+    func oneMegabyte() throws {
+        var options = RunOptions()
+        options.memoryCacheMB = 10
+        options.diskCacheMB = 3
+        let settings = try options.plan().settings
+        #expect(settings.memoryCacheBytes == 10_000_000 && settings.diskCacheBytes == 3_000_000)
+        #expect(MemoryCache.defaultCostLimit == 64_000_000 && RunOptions().memoryCacheMB == 64)
+        #expect(Format.megabytes(2_500_000.0) == "2.5" && Format.size(67_100_000) == "67.1 MB" && Format.size(64_000_000_000) == "64.0 GB")
+        #expect(try NetworkProfile(parsing: "bandwidth=2MB/s").bandwidthBytesPerSecond == 2_000_000)
+        let words = RunArguments(try options.plan()).words
+        #expect(words.contains("--memory-cache-mb") && words[words.firstIndex(of: "--memory-cache-mb")! + 1] == "10")
+    }
+
     @Test("differences name the fields that changed")
     func differences() throws {
         let plan = try Self.unusualPlan()
