@@ -33,6 +33,14 @@ struct ServerFaultTests {
         }
     }
 
+    /// The corpus on loopback, injecting `faults`.
+    static func server(_ faults: ServerFaults, seed: UInt64) throws -> ImageServer {
+        try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: seed, faults: faults)
+    }
+
+    /// A 1 s stall timeout well inside a 10 s request timeout.
+    static let oneSecondStall = FetchLimits(timeoutMilliseconds: 10_000, stallMilliseconds: 1_000)
+
     /// A corpus image whose first request meets `kind` (nil: no fault).
     static func path(meeting kind: ServerFaults.Kind?, faults: ServerFaults, seed: UInt64) throws -> CorpusImage {
         try #require(corpus.images.first { faults.fault(path: "/" + $0.path, request: 1, seed: seed) == kind })
@@ -43,8 +51,7 @@ struct ServerFaultTests {
         try await onOwnThread {
             let seed: UInt64 = 5
             let faults = try ServerFaults(parsing: "error=20%,reset=20%,stall=20%,truncate=20%")
-            let server = try ImageServer(files: ServedFiles(corpus: Self.corpus), profile: NetworkProfile.presets[0],
-                                         seed: seed, faults: faults)
+            let server = try Self.server(faults, seed: seed)
             defer { server.shutdown() }
             let fetcher = CurlFetcher(limits: FetchLimits(timeoutMilliseconds: 5_000, stallMilliseconds: 1_000))
             func fetch(_ image: CorpusImage) -> Result<FetchResult, FetchError> {
@@ -77,10 +84,9 @@ struct ServerFaultTests {
         try await onOwnThread {
             let seed: UInt64 = 5
             let faults = try ServerFaults(parsing: "stall=100%")
-            let server = try ImageServer(files: ServedFiles(corpus: Self.corpus), profile: NetworkProfile.presets[0],
-                                         seed: seed, faults: faults)
+            let server = try Self.server(faults, seed: seed)
             defer { server.shutdown() }
-            let limits = FetchLimits(timeoutMilliseconds: 10_000, stallMilliseconds: 1_000)
+            let limits = Self.oneSecondStall
             for transport in TransportKind.allCases.map({ $0.make(limits: limits) }) {
                 defer { transport.shutdown() }
                 let started = MonotonicClock.now()
@@ -100,10 +106,9 @@ struct ServerFaultTests {
         try await onOwnThread {
             let seed: UInt64 = 5
             let faults = try ServerFaults(parsing: "reset=50%,stall=50%")
-            let server = try ImageServer(files: ServedFiles(corpus: Self.corpus), profile: NetworkProfile.presets[0],
-                                         seed: seed, faults: faults)
+            let server = try Self.server(faults, seed: seed)
             defer { server.shutdown() }
-            let limits = FetchLimits(timeoutMilliseconds: 10_000, stallMilliseconds: 1_000)
+            let limits = Self.oneSecondStall
             for kind in [ServerFaults.Kind.stall, .reset] {
                 let image = try Self.path(meeting: kind, faults: faults, seed: seed)
                 let url = "\(server.baseURL)/\(image.path)"
@@ -144,8 +149,7 @@ struct ServerFaultTests {
                 faults.fault(path: "/" + $0.path, request: 1, seed: seed) == .error
                     && faults.fault(path: "/" + $0.path, request: 2, seed: seed) == nil
             })
-            let server = try ImageServer(files: ServedFiles(corpus: Self.corpus), profile: NetworkProfile.presets[0],
-                                         seed: seed, faults: faults)
+            let server = try Self.server(faults, seed: seed)
             defer { server.shutdown() }
             let transport = BlockingTransport(limits: FetchLimits())
             func load(_ url: String, retries: Int) -> LoadCompletion? {
