@@ -32,12 +32,19 @@ public struct MemoryEstimate: Sendable {
         ].sorted { $0.bytes > $1.bytes }
     }
 
-    /// Memory the kernel says is available now (MemAvailable), nil where it does not say.
-    public static func available(meminfo: String? = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) -> Int? {
-        guard let line = meminfo?.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
-              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
-        return kilobytes * 1_024
+    /// Memory available now: the kernel's MemAvailable, or less where this process's cgroup (a
+    /// container) allows less (memory.max less memory.current); nil where neither says.
+    public static func available(meminfo: String? = read("/proc/meminfo"), cgroupMax: String? = read("/sys/fs/cgroup/memory.max"),
+                                 cgroupCurrent: String? = read("/sys/fs/cgroup/memory.current")) -> Int? {
+        let machine = meminfo?.split(separator: "\n").first { $0.hasPrefix("MemAvailable:") }
+            .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }.map { $0 * 1_024 }
+        // "max" (no limit) does not parse as a number.
+        let group = cgroupMax.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .map { $0 - (cgroupCurrent.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0) }
+        return [machine, group].compactMap { $0 }.min()
     }
+
+    public static func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
     /// Throws, with the estimate, when it exceeds `available`.
     public func check(available: Int? = MemoryEstimate.available()) throws(BenchmarkError) {

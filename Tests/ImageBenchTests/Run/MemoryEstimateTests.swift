@@ -31,7 +31,11 @@ struct MemoryEstimateTests {
         try one.check(available: eightGB)
         // --no-decode keeps stand-ins of a few bytes: a thousand load-generating users fit.
         try MemoryEstimate(Self.plan(clients: 1_000, decodes: false, rows: 2_000)).check(available: eightGB)
-        #expect(MemoryEstimate.available(meminfo: "MemTotal: 16 kB\nMemAvailable:    2048 kB\n") == 2_097_152)
-        #expect(MemoryEstimate.available(meminfo: "nothing here") == nil)
+        let meminfo = "MemTotal: 16 kB\nMemAvailable:    2048 kB\n"
+        #expect(MemoryEstimate.available(meminfo: meminfo, cgroupMax: nil, cgroupCurrent: nil) == 2_097_152)
+        #expect(MemoryEstimate.available(meminfo: "nothing here", cgroupMax: nil, cgroupCurrent: nil) == nil)
+        // A container's limit is what it may still take, when that is less.
+        #expect(MemoryEstimate.available(meminfo: meminfo, cgroupMax: "1500000\n", cgroupCurrent: "500000\n") == 1_000_000)
+        #expect(MemoryEstimate.available(meminfo: meminfo, cgroupMax: "max\n", cgroupCurrent: "500000\n") == 2_097_152)
     }
 }
