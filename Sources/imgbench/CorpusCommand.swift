@@ -20,6 +20,9 @@ struct CorpusCommand: ParsableCommand {
     @Option(name: .customLong("base-url"), help: "Where the folder will be served, for the manifests' URLs.")
     var baseURL = "http://127.0.0.1:8080"
 
+    @Flag(name: .customLong("no-corpus-cache"), help: "Generate the images afresh instead of loading them from the corpus cache (~/.cache/imgbench).")
+    var noCorpusCache = false
+
     @Flag(name: .customLong("jpeg-only"), help: "Encode every image as JPEG, so a {id}.jpg URL template reaches them all.")
     var jpegOnly = false
 
@@ -31,7 +34,7 @@ struct CorpusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let corpus = ImageCorpus.generate(count: images, seed: seed, jpegOnly: jpegOnly)
+        let corpus = ImageCorpus.generate(count: images, seed: seed, jpegOnly: jpegOnly, cache: noCorpusCache ? nil : .standard())
         let written = try CommandFailure.catching("cannot write to \(out)") {
             try CorpusExport.write(corpus, to: URL(fileURLWithPath: out), baseURL: baseURL)
         }

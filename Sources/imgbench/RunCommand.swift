@@ -45,7 +45,7 @@ struct RunCommand: ParsableCommand {
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }
         let results = try CommandFailure.catching("the run could not be done") {
-            try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop)
+            try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop, corpusCache: workload.corpusCache)
         }
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
         written = true

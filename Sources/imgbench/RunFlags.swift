@@ -29,6 +29,12 @@ struct WorkloadFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: "Main-loop frame rate \(FlagRanges.help(FlagRanges.fps)).")
     var fps = defaults.fps
 
+    @Flag(name: .customLong("no-corpus-cache"), help: "Generate the embedded server's images afresh instead of loading them from $XDG_CACHE_HOME/imgbench (~/.cache/imgbench), where they are kept and verified.")
+    var noCorpusCache = false
+
+    /// Where generated images are kept between starts (not part of the plan: it changes no byte).
+    var corpusCache: CorpusCache? { noCorpusCache ? nil : .standard() }
+
     func apply(to options: inout RunOptions) {
         options.rows = rows
         options.images = images

@@ -33,6 +33,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Generated images (without --corpus) \(FlagRanges.help(FlagRanges.embeddedImages)).")
     var images = 1_000
 
+    @Flag(name: .customLong("no-corpus-cache"), help: "Generate the images afresh instead of loading them from the corpus cache (~/.cache/imgbench).")
+    var noCorpusCache = false
+
     @Option(help: "Seed for the generated images, the per-URL delays and the faults.")
     var seed: UInt64 = 1
 
@@ -69,7 +72,7 @@ struct ServeCommand: ParsableCommand {
             files = try CommandFailure.catching { try ServedFiles(directory: URL(fileURLWithPath: corpus)) }
         } else {
             FileHandle.standardError.write(Data("imgbench serve: generating \(images) images (seed \(seed))\n".utf8))
-            files = ServedFiles(corpus: ImageCorpus.generate(count: images, seed: seed))
+            files = ServedFiles(corpus: ImageCorpus.generate(count: images, seed: seed, cache: noCorpusCache ? nil : .standard()))
         }
         let log = RequestLog(level: logLevel)
         let (shaping, faults) = (try profile(), try serverFaults())

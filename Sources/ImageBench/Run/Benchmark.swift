@@ -45,8 +45,9 @@ public struct BenchmarkError: Error, CustomStringConvertible {
 /// the server with the network profile; for a URL template or manifest: checks the first URL
 /// answers), generates the trace, then runs every cell on that same workload.
 public enum Benchmark {
+    /// `corpusCache`: where generated images are kept between starts (nil: generate them all).
     public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil,
-                           stop: StopRequest? = nil) throws -> BenchmarkResults {
+                           stop: StopRequest? = nil, corpusCache: CorpusCache? = .standard()) throws -> BenchmarkResults {
         let startedAt = Date()
         // Stopped while preparing: nothing measured, and it says why (the reason is read when it
         // is known, not before the corpus began).
@@ -74,11 +75,16 @@ public enum Benchmark {
         let workload: Workload, server: ImageServer?, corpusBytes: Int
         if case .embedded = settings.source {
             let imageCount = settings.resolvedImageCount
-            observer?.preparing("generating \(imageCount) images (seed \(settings.seed))")
-            let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, progress: { done in
+            observer?.preparing("generating \(imageCount) images (seed \(settings.seed))"
+                                + (corpusCache.map { ", or loading them from \($0.directory.path)" } ?? ""))
+            let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, cache: corpusCache, progress: { done in
                 observer?.corpusProgress(done: done, total: imageCount)
             }, shouldStop: { stop?.isRequested == true })
             if stop?.isRequested == true { return stopped(plan) }
+            if corpusCache != nil {
+                observer?.preparing("\(corpus.fromCache) of \(imageCount) images from the corpus cache"
+                                    + (corpus.damagedInCache > 0 ? ", \(corpus.damagedInCache) damaged there and made again" : ""))
+            }
             let embedded = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
                                            seed: settings.seed, faults: settings.faults)
             observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(embedded.baseURL), network \(settings.network)")

@@ -20,26 +20,42 @@ public struct CorpusImage: Sendable, Identifiable {
 public struct ImageCorpus: Sendable {
     public let seed: UInt64
     public let images: [CorpusImage]
+    /// How many came from the corpus cache, and how many cached files were damaged (and made again).
+    public private(set) var fromCache = 0
+    public private(set) var damagedInCache = 0
 
     public var totalBytes: Int { images.reduce(0) { $0 + $1.bytes.count } }
 
     public subscript(id: Int) -> CorpusImage { images[id] }
 
-    /// Generates `count` images on all cores. `progress` is called with the number done so far.
-    /// `shouldStop` ends generation early (Ctrl-C); the corpus then lacks the images not made.
+    /// Generates `count` images on all cores, or loads them from `cache` where it holds them
+    /// whole (and stores the ones it had to make). `progress` is called with the number done so
+    /// far. `shouldStop` ends generation early (Ctrl-C); the corpus then lacks the images not made.
     /// `jpegOnly` encodes the avatars that would be PNG as JPEG too (for `{id}.jpg` URL templates).
-    public static func generate(count: Int, seed: UInt64, jpegOnly: Bool = false, progress: (@Sendable (Int) -> Void)? = nil,
-                                shouldStop: (@Sendable () -> Bool)? = nil) -> ImageCorpus {
+    public static func generate(count: Int, seed: UInt64, jpegOnly: Bool = false, cache: CorpusCache? = nil,
+                                progress: (@Sendable (Int) -> Void)? = nil, shouldStop: (@Sendable () -> Bool)? = nil) -> ImageCorpus {
         let results = Locked<[CorpusImage?]>(Array(repeating: nil, count: count))
-        let done = Atomic<Int>(0)
+        let done = Atomic<Int>(0), loaded = Atomic<Int>(0), damaged = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: count) { id in
             if shouldStop?() == true { return }
-            let image = makeImage(id: id, seed: seed, jpegOnly: jpegOnly)
+            var broken = false
+            let image: CorpusImage
+            if let cached = cache?.load(id: id, seed: seed, jpegOnly: jpegOnly, damaged: &broken) {
+                image = cached
+                loaded.add(1, ordering: .relaxed)
+            } else {
+                image = makeImage(id: id, seed: seed, jpegOnly: jpegOnly)
+                cache?.store(image, seed: seed, jpegOnly: jpegOnly)
+                if broken { damaged.add(1, ordering: .relaxed) }
+            }
             results.withLockedValue { $0[id] = image }
             let finished = done.add(1, ordering: .relaxed).newValue
             if finished % 50 == 0 || finished == count { progress?(finished) }
         }
-        return ImageCorpus(seed: seed, images: results.withLockedValue { $0.compactMap { $0 } })
+        var corpus = ImageCorpus(seed: seed, images: results.withLockedValue { $0.compactMap { $0 } })
+        corpus.fromCache = loaded.load(ordering: .relaxed)
+        corpus.damagedInCache = damaged.load(ordering: .relaxed)
+        return corpus
     }
 
     static func makeImage(id: Int, seed: UInt64, jpegOnly: Bool = false) -> CorpusImage {

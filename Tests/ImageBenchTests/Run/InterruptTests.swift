@@ -46,7 +46,9 @@ extension ChildProcessRuns {
                 let output = try Fixtures.temporaryDirectory("interrupted-set-up")
                 defer { try? FileManager.default.removeItem(at: output) }
                 // 10,000 images take several seconds to generate: the signal lands among them.
-                let run = try BackgroundRun(["--rows", "20000", "--images", "10000", "--out", output.appendingPathComponent("results").path],
+                // Without the corpus cache, which could load them before the signal arrives.
+                let run = try BackgroundRun(["--rows", "20000", "--images", "10000", "--no-corpus-cache",
+                                             "--out", output.appendingPathComponent("results").path],
                                             log: output.appendingPathComponent("stderr.log"))
                 let deadline = Date().addingTimeInterval(60)
                 while !run.output.contains("generating") && run.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
