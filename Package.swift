@@ -23,7 +23,7 @@ let package = Package(
         // libjpeg/libpng error handling, which needs setjmp/longjmp.
         .target(
             name: "CShims", dependencies: ["CCurl", "CJPEG", "CPNG"],
-            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jpeg"), .linkedLibrary("png16")]),
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("z")]),
         .target(
             name: "ImageBench",
             dependencies: [

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <curl/curl.h>
+#include <zlib.h>  // deflate for HdrHistogram's compressed encoding (histograms.json)
 
 // MARK: - curl
 

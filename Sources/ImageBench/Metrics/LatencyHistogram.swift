@@ -3,10 +3,46 @@ import Histogram
 /// A latency distribution in microseconds from 1 µs to 1 hour with 3 significant digits
 /// (HdrHistogram): fixed memory, ~5 ns per record, exact merges across runs and shards.
 public struct LatencyHistogram: Sendable, Codable, Equatable {
-    public private(set) var histogram = Histogram<UInt64>(highestTrackableValue: 3_600_000_000,
-                                                         numberOfSignificantValueDigits: .three)
+    /// Microseconds, up to an hour.
+    static let highest: UInt64 = 3_600_000_000
+    public private(set) var histogram = Histogram<UInt64>(highestTrackableValue: highest, numberOfSignificantValueDigits: .three)
 
     public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        /// imgbench 0.2 and earlier: the histogram's full Codable form.
+        case histogram
+        /// HdrHistogram's compressed encoding, and the exact extremes it does not keep (µs).
+        case hdrhistogram, minUs = "min_us", maxUs = "max_us"
+    }
+
+    /// Written in HdrHistogram's compressed encoding (a base64 string any HdrHistogram library
+    /// reads) with the exact smallest and largest values, so percentiles read back are the same;
+    /// read from that or from the full form imgbench 0.2 and earlier wrote.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(HistogramEncoding.encode(histogram, highest: Self.highest), forKey: .hdrhistogram)
+        if histogram.totalCount > 0 {
+            try container.encode(histogram.min, forKey: .minUs)
+            try container.encode(histogram.maxRecorded, forKey: .maxUs)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let text = try container.decodeIfPresent(String.self, forKey: .hdrhistogram) else {
+            histogram = try container.decode(Histogram<UInt64>.self, forKey: .histogram)
+            return
+        }
+        let exact = try container.decodeIfPresent(UInt64.self, forKey: .minUs).flatMap { min in
+            try container.decodeIfPresent(UInt64.self, forKey: .maxUs).map { (min: min, max: $0) }
+        }
+        do {
+            try HistogramEncoding.decode(text, exact: exact, into: &histogram)
+        } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
 
     public mutating func record(nanoseconds: UInt64) {
         _ = histogram.record(min(nanoseconds / 1_000, 3_600_000_000))

@@ -1,0 +1,82 @@
+import Foundation
+import Histogram
+import Testing
+@testable import ImageBench
+
+@Suite("Histograms in HdrHistogram's compressed encoding")
+struct HistogramEncodingTests {
+    /// Display latencies in µs: a spread from 1 µs to 50 min, some repeated, with long runs of
+    /// empty buckets between them (what the zero runs fold).
+    static func sample() -> LatencyHistogram {
+        var histogram = LatencyHistogram()
+        var random = SeededRandom(seed: 3, stream: "histogram")
+        for _ in 0..<5_000 { histogram.record(nanoseconds: UInt64(exp(random.unit() * 20)) * 1_000) }
+        for value: UInt64 in [1, 2, 999, 1_000, 1_001, 123_456, 3_000_000_000] { histogram.record(nanoseconds: value * 1_000) }
+        return histogram
+    }
+
+    static let percentiles = [0.0, 10, 50, 90, 95, 99, 99.9, 100]
+
+    @Test("encoded and decoded, a histogram has the same count, percentiles, mean and max")
+    func roundTrip() throws {
+        let original = Self.sample()
+        let text = HistogramEncoding.encode(original.histogram, highest: LatencyHistogram.highest)
+        #expect(text.hasPrefix("HISTFAAA"), "\(text.prefix(12))")
+        let decoded = try JSONDecoder().decode(LatencyHistogram.self, from: JSONEncoder().encode(original))
+        #expect(decoded.count == original.count)
+        for percentile in Self.percentiles {
+            #expect(decoded.milliseconds(atPercentile: percentile) == original.milliseconds(atPercentile: percentile), "p\(percentile)")
+        }
+        #expect(decoded.meanMilliseconds == original.meanMilliseconds && decoded.maxMilliseconds == original.maxMilliseconds)
+        let empty = try JSONDecoder().decode(LatencyHistogram.self, from: JSONEncoder().encode(LatencyHistogram()))
+        #expect(empty.count == 0)
+        // imgbench 0.2 wrote the histogram's full Codable form: it still reads.
+        struct Old: Encodable { let histogram: Histogram<UInt64> }
+        let old = try JSONDecoder().decode(LatencyHistogram.self, from: JSONEncoder().encode(Old(histogram: original.histogram)))
+        #expect(old.count == original.count && old.milliseconds(atPercentile: 99) == original.milliseconds(atPercentile: 99))
+        #expect(throws: (any Error).self) {
+            try JSONDecoder().decode(LatencyHistogram.self, from: Data("{\"hdrhistogram\": \"HISTFAAAnonsense\"}".utf8))
+        }
+    }
+
+    @Test("Python's hdrhistogram package decodes it: the same count in every bucket, and its own percentiles from them")
+    func pythonReadsIt() throws {
+        let original = Self.sample()
+        let text = HistogramEncoding.encode(original.histogram, highest: LatencyHistogram.highest)
+        let buckets = original.histogram.recordedValues().map { "\($0.value) \($0.count)" }.joined(separator: "\n")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("buckets-\(UUID().uuidString).txt")
+        try buckets.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let output = try runPython("""
+            import sys
+            from hdrh.histogram import HdrHistogram
+            h = HdrHistogram.decode(sys.argv[1])
+            wrong = [line for line in open(sys.argv[2]).read().split("\\n")
+                     if h.get_count_at_value(int(line.split()[0])) != int(line.split()[1])]
+            print(h.get_total_count(), len(wrong), h.get_value_at_percentile(99.0))
+            """, arguments: [text, file.path])
+        let fields = output.split(separator: " ").compactMap { UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        try #require(fields.count == 3, "\(output)")
+        #expect(Int(fields[0]) == original.count, "total count")
+        #expect(fields[1] == 0, "\(fields[1]) buckets hold another count in Python")
+        // Python rounds the rank to the nearest count (we and Java round up), so p99 may sit one bucket over.
+        #expect(abs(Double(fields[2]) - Double(original.histogram.valueAtPercentile(99))) <= Double(original.histogram.valueAtPercentile(99)) * 0.01)
+    }
+
+    @Test("histograms.json of a 100-row run is under 50 kB")
+    func smallFile() async throws {
+        let results = try await onOwnThread {
+            var settings = RunSettings()
+            settings.rows = 100
+            settings.network = try NetworkProfile(parsing: "loopback")
+            settings.settleSeconds = 1
+            return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads, .gcd], concurrencies: [4], repeats: 1,
+                                                   warmups: 0, warmupSeconds: 0))
+        }
+        let json = try HistogramsJSON().render(results)
+        #expect(json.utf8.count < 50_000, "\(json.utf8.count) bytes")
+        let runs = try JSONDecoder().decode([HistogramsJSON.Run].self, from: Data(json.utf8))
+        #expect(runs.count == 2 && runs[0].latency.count == results.results[0].latency.count)
+        #expect(runs[0].distributions.placeholder.milliseconds(atPercentile: 95) == results.results[0].placeholder.milliseconds(atPercentile: 95))
+    }
+}
