@@ -65,6 +65,24 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The decode stage against libjpeg-turbo alone at the DCT scale the stage picks: what the
+    // downsample to the cell adds on top of the library.
+    let thumbnailSize = PixelSize(width: 400, height: 300)
+    let thumbnail = try! ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: thumbnailSize, seed: 9), size: thumbnailSize, channels: 3, quality: 85)
+    for (name, bytes) in [("JPEG 1200×900 photo", photo), ("JPEG 400×300 thumbnail", thumbnail)] {
+        Benchmark("Decode stage (scaled decode + downsample to 240×240): \(name)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                let image = Downsampler.aspectFill(try! JPEGDecoder().decode(bytes, targetSize: cell, limits: DecodeLimits()), to: cell)
+                blackHole(image.pixels.count)
+            }
+        }
+        Benchmark("libjpeg-turbo alone at the same DCT scale: \(name)") { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try! JPEGDecoder().decode(bytes, targetSize: cell, limits: DecodeLimits()).pixels.count)
+            }
+        }
+    }
+
     Benchmark("Decode at full size, no DCT scaling: JPEG 1200×900 photo") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try! ImageDecoder().decode(photo, targetSize: nil, limits: DecodeLimits()).pixels.count)

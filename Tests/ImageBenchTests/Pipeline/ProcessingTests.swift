@@ -68,4 +68,59 @@ struct ProcessingTests {
         #expect(MonotonicClock.now() - started >= 20_000_000)
         #expect(filtered == ImageFilter.grayscale.applied(to: image))
     }
+
+    /// The box filter as first written: each output pixel averages its source rectangle, with
+    /// integer division. The row-by-row version must give the same bytes.
+    static func referenceBox(_ image: DecodedImage, to out: PixelSize, crop: (x: Int, y: Int, width: Int, height: Int)) -> [UInt8] {
+        func spans(_ count: Int, _ length: Int, _ offset: Int) -> [(Int, Int)] {
+            (0..<count).map { (offset + $0 * length / count, max(offset + $0 * length / count + 1, offset + ($0 + 1) * length / count)) }
+        }
+        let xs = spans(out.width, crop.width, crop.x), ys = spans(out.height, crop.height, crop.y)
+        var output = [UInt8](repeating: 0, count: out.pixelCount * 4)
+        for oy in 0..<out.height {
+            for ox in 0..<out.width {
+                var sums = [0, 0, 0, 0]
+                for y in ys[oy].0..<ys[oy].1 {
+                    for x in xs[ox].0..<xs[ox].1 {
+                        for c in 0..<4 { sums[c] += Int(image.pixels[(y * image.size.width + x) * 4 + c]) }
+                    }
+                }
+                let count = (ys[oy].1 - ys[oy].0) * (xs[ox].1 - xs[ox].0)
+                for c in 0..<4 { output[(oy * out.width + ox) * 4 + c] = UInt8((sums[c] + count / 2) / count) }
+            }
+        }
+        return output
+    }
+
+    @Test("the row-by-row box filter gives the bytes of the pixel-by-pixel one, on real photos at several ratios")
+    func sameBytesAsReference() throws {
+        for (width, height, seed) in [(1200, 900, 1), (400, 300, 2), (333, 517, 3), (241, 240, 4)] {
+            let size = PixelSize(width: width, height: height)
+            let rgb = PhotoSynthesizer.rgb(size: size, seed: UInt64(seed))
+            var rgba = [UInt8](repeating: 255, count: size.pixelCount * 4)
+            for pixel in 0..<size.pixelCount { for c in 0..<3 { rgba[pixel * 4 + c] = rgb[pixel * 3 + c] } }
+            let image = DecodedImage(size: size, pixels: rgba)
+            let target = PixelSize(width: 240, height: 240)
+            let result = Downsampler.aspectFill(image, to: target)
+            let scale = min(1, max(240 / Double(width), 240 / Double(height)))
+            let crop = (width: min(width, Int((Double(result.size.width) / scale).rounded())),
+                        height: min(height, Int((Double(result.size.height) / scale).rounded())))
+            let reference = Self.referenceBox(image, to: result.size,
+                                              crop: ((width - crop.width) / 2, (height - crop.height) / 2, crop.width, crop.height))
+            #expect(result.pixels == reference, "\(width)×\(height)")
+        }
+    }
+
+    @Test("the reciprocal multiply rounds as integer division does, for every sum of up to 512 pixels and at 4096")
+    func reciprocalRounding() {
+        for count in Array(1...512) + [4_096] {
+            let reciprocal = ((UInt64(1) << 40) + UInt64(count) - 1) / UInt64(count)
+            let half = UInt64(count / 2)
+            var wrong = 0
+            for sum in 0...(255 * count) where ((UInt64(sum) + half) * reciprocal) >> 40 != (UInt64(sum) + half) / UInt64(count) {
+                wrong += 1
+            }
+            #expect(wrong == 0, "count \(count): \(wrong) sums round differently")
+        }
+    }
 }
