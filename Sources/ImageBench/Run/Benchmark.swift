@@ -45,9 +45,10 @@ public struct BenchmarkError: Error, CustomStringConvertible {
 /// the server with the network profile; for a URL template or manifest: checks the first URL
 /// answers), generates the trace, then runs every cell on that same workload.
 public enum Benchmark {
-    /// `corpusCache`: where generated images are kept between starts (nil: generate them all).
+    /// `corpusCache`: where generated images are kept between starts (nil, the library's default:
+    /// generate them all and touch no disk; the command line passes the standard place).
     public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil,
-                           stop: StopRequest? = nil, corpusCache: CorpusCache? = .standard()) throws -> BenchmarkResults {
+                           stop: StopRequest? = nil, corpusCache: CorpusCache? = nil) throws -> BenchmarkResults {
         let startedAt = Date()
         // Stopped while preparing: nothing measured, and it says why (the reason is read when it
         // is known, not before the corpus began).

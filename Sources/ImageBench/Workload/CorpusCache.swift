@@ -38,7 +38,8 @@ public struct CorpusCache: Sendable {
     /// The encoders' versions, as a folder name's part: another libjpeg-turbo may encode other bytes.
     static let encoders = "jpeg\(ib_libjpeg_version())-png\(String(cString: ib_libpng_version()))"
 
-    private static let magic: [UInt8] = Array("IBC1".utf8)
+    /// The file format's mark (IBC1 files, checksummed byte by byte, read as foreign and are remade).
+    private static let magic: [UInt8] = Array("IBC2".utf8)
     /// Magic, width, height, body length (little-endian 32 bits each) and the body's checksum
     /// (64 bits); the format is the body's own (sniffed).
     private static let headerSize = 4 + 4 + 4 + 4 + 8
@@ -81,8 +82,16 @@ public struct CorpusCache: Sendable {
         if rename(temporary.path, folder.appendingPathComponent("\(image.id).img").path) != 0 { unlink(temporary.path) }
     }
 
-    /// FNV-1a, 64 bits: enough to tell a damaged file from a whole one, and ~1 GB/s.
+    /// FNV-1a over 64-bit words (then the tail's bytes): enough to tell a damaged file from a
+    /// whole one, and eight times fewer steps than byte by byte (every start checksums the corpus).
     static func checksum(_ bytes: [UInt8]) -> UInt64 {
-        bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+        let prime: UInt64 = 0x0000_0100_0000_01b3
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        bytes.withUnsafeBytes { raw in
+            let words = raw.count / 8
+            for index in 0..<words { hash = (hash ^ raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) &* prime }
+            for offset in (words * 8)..<raw.count { hash = (hash ^ UInt64(raw[offset])) &* prime }
+        }
+        return hash
     }
 }

@@ -70,13 +70,13 @@ struct HistogramEncodingTests {
             settings.rows = 100
             settings.network = try NetworkProfile(parsing: "loopback")
             settings.settleSeconds = 1
-            return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads, .gcd], concurrencies: [4], repeats: 1,
+            return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads], concurrencies: [4], repeats: 1,
                                                    warmups: 0, warmupSeconds: 0))
         }
         let json = try HistogramsJSON().render(results)
         #expect(json.utf8.count < 50_000, "\(json.utf8.count) bytes")
         let runs = try JSONDecoder().decode([HistogramsJSON.Run].self, from: Data(json.utf8))
-        #expect(runs.count == 2 && runs[0].latency.count == results.results[0].latency.count)
+        #expect(runs.count == 1 && runs[0].latency.count == results.results[0].latency.count)
         #expect(runs[0].distributions.placeholder.milliseconds(atPercentile: 95) == results.results[0].placeholder.milliseconds(atPercentile: 95))
     }
 }
