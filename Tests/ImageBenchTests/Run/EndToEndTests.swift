@@ -120,8 +120,12 @@ struct StrategyEndToEndTests {
             // are never on screen at all.
             #expect(s.droppedFrames > 0)
             #expect(s.rowsVisited > 0 && s.rowsVisited <= 80)
-        } else {
+        } else if s.droppedFrames == 0 && s.hostLateFrames == 0 {
             #expect(s.rowsVisited == 80)
+        } else {
+            // A starved host (ThreadSanitizer beside other suites on two cores) dropped frames,
+            // and rows that flew by in them were never on screen: fewer, never more.
+            #expect(s.rowsVisited > 0 && s.rowsVisited <= 80, "\(s.droppedFrames) dropped, \(s.hostLateFrames) late")
         }
         #expect(s.requests == s.memoryHits + s.diskHits + s.networkFetches + s.merged + s.errors)
         #expect(s.errors == 0)

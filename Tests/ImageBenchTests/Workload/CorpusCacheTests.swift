@@ -9,17 +9,17 @@ struct CorpusCacheTests {
         let directory = try Fixtures.temporaryDirectory("corpus-cache")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = CorpusCache(directory: directory)
-        let first = ImageCorpus.generate(count: 16, seed: 9, cache: cache)
+        let first = ImageCorpus.generate(count: 8, seed: 9, cache: cache)
         #expect(first.fromCache == 0 && first.damagedInCache == 0)
-        let second = ImageCorpus.generate(count: 16, seed: 9, cache: cache)
-        #expect(second.fromCache == 16)
+        let second = ImageCorpus.generate(count: 8, seed: 9, cache: cache)
+        #expect(second.fromCache == 8)
         #expect(second.images.map(\.bytes) == first.images.map(\.bytes))
         #expect(second.images.map(\.size) == first.images.map(\.size) && second.images.map(\.format) == first.images.map(\.format))
-        let longer = ImageCorpus.generate(count: 20, seed: 9, cache: cache)
-        #expect(longer.fromCache == 16 && longer.images.count == 20)
+        let longer = ImageCorpus.generate(count: 10, seed: 9, cache: cache)
+        #expect(longer.fromCache == 8 && longer.images.count == 10)
         // Another seed or the JPEG-only choice is another corpus.
-        #expect(ImageCorpus.generate(count: 5, seed: 10, cache: cache).fromCache == 0)
-        #expect(ImageCorpus.generate(count: 5, seed: 9, jpegOnly: true, cache: cache).fromCache == 0)
+        #expect(ImageCorpus.generate(count: 2, seed: 10, cache: cache).fromCache == 0)
+        #expect(ImageCorpus.generate(count: 2, seed: 9, jpegOnly: true, cache: cache).fromCache == 0)
     }
 
     @Test("a damaged, truncated or foreign cache file is detected, made again and rewritten; never used")
