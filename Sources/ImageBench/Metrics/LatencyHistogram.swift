@@ -5,13 +5,7 @@ import Histogram
 public struct LatencyHistogram: Sendable, Codable, Equatable {
     /// Microseconds, up to an hour.
     static let highest: UInt64 = 3_600_000_000
-    /// Sized for 10 ms at first and grown to the largest value recorded: a full-range histogram is
-    /// 188 kB of counts, and every simulated user keeps ten of them, mostly for values under a second.
-    public private(set) var histogram: Histogram<UInt64> = {
-        var histogram = Histogram<UInt64>(highestTrackableValue: 10_000, numberOfSignificantValueDigits: .three)
-        histogram.autoResize = true
-        return histogram
-    }()
+    public private(set) var histogram = Histogram<UInt64>(highestTrackableValue: highest, numberOfSignificantValueDigits: .three)
 
     public init() {}
 

@@ -5,19 +5,13 @@ import Foundation
 /// start (Dispatch and OperationQueue grow their pools on demand). Cancelling a queued load
 /// removes it from the queue.
 ///
-/// A submit wakes one worker; only when someone waits for the pool to go idle (the end of a run)
-/// does the last finished job wake everyone. Broadcasting after every job woke every idle worker
-/// to find nothing: about 6.5 context switches per load with 100 users.
-///
-/// `@unchecked Sendable`: `visible`, `prefetch`, `running`, `idleWaiters` and `stopping` are only
-/// touched while holding `condition`.
+/// `@unchecked Sendable`: `visible`, `prefetch`, `running` and `stopping` are only touched while
+/// holding `condition`.
 public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
     private let condition = NSCondition()
     private var visible: [LoadJob] = []
     private var prefetch: [LoadJob] = []
     private var running = 0
-    /// Callers in `waitUntilIdle`.
-    private var idleWaiters = 0
     private var stopping = false
 
     public init(threads: Int) {
@@ -39,15 +33,13 @@ public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
         condition.lock()
         visible.removeAll { $0 === job }
         prefetch.removeAll { $0 === job }
-        wakeIdleWaiters()
+        if visible.isEmpty && prefetch.isEmpty && running == 0 { condition.broadcast() }
         condition.unlock()
     }
 
     public func waitUntilIdle() {
         condition.lock()
-        idleWaiters += 1
-        while !isIdle { condition.wait() }
-        idleWaiters -= 1
+        while !(visible.isEmpty && prefetch.isEmpty && running == 0) { condition.wait() }
         condition.unlock()
     }
 
@@ -74,16 +66,8 @@ public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
 
             condition.lock()
             running -= 1
-            wakeIdleWaiters()
+            if visible.isEmpty && prefetch.isEmpty && running == 0 { condition.broadcast() }
             condition.unlock()
         }
-    }
-
-    private var isIdle: Bool { visible.isEmpty && prefetch.isEmpty && running == 0 }
-
-    /// Wakes `waitUntilIdle` when the pool is idle and someone waits there (holding `condition`).
-    /// The broadcast wakes the idle workers too; they find no work and sleep again.
-    private func wakeIdleWaiters() {
-        if idleWaiters > 0 && isIdle { condition.broadcast() }
     }
 }

@@ -19,47 +19,31 @@ public enum Downsampler {
         let cropY = (source.height - cropHeight) / 2
         let xs = spans(count: outWidth, over: cropWidth, offset: cropX)
         let ys = spans(count: outHeight, over: cropHeight, offset: cropY)
-        let largest = (xs.map { $0.1 - $0.0 }.max() ?? 1) * (ys.map { $0.1 - $0.0 }.max() ?? 1)
-        // Division by a pixel count, as a multiply: (sum × ⌈2^40 / count⌉) >> 40 rounds as
-        // (sum + count/2) / count does for sums up to 255 × 4096 pixels (checked by a test).
-        let reciprocal = (0...largest).map { $0 == 0 ? UInt64(0) : ((UInt64(1) << 40) + UInt64($0) - 1) / UInt64($0) }
 
         var output = [UInt8](repeating: 0, count: outWidth * outHeight * 4)
-        // Row by row: each output row sums its source rows in memory order into one line of
-        // per-column sums, then divides once (the pixel-by-pixel loop jumped between rows).
-        var sums = [UInt32](repeating: 0, count: outWidth * 4)
         image.pixels.withUnsafeBufferPointer { src in
             output.withUnsafeMutableBufferPointer { dst in
-                sums.withUnsafeMutableBufferPointer { line in
-                    let stride = source.width * 4
-                    for oy in 0..<outHeight {
-                        let (y0, y1) = ys[oy]
-                        for index in 0..<line.count { line[index] = 0 }
+                let stride = source.width * 4
+                for oy in 0..<outHeight {
+                    let (y0, y1) = ys[oy]
+                    for ox in 0..<outWidth {
+                        let (x0, x1) = xs[ox]
+                        var r = 0, g = 0, b = 0, a = 0
                         for y in y0..<y1 {
-                            let row = y * stride
-                            for ox in 0..<outWidth {
-                                let (x0, x1) = xs[ox]
-                                var offset = row + x0 * 4
-                                var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0, a: UInt32 = 0
-                                for _ in x0..<x1 {
-                                    r &+= UInt32(src[offset]); g &+= UInt32(src[offset + 1])
-                                    b &+= UInt32(src[offset + 2]); a &+= UInt32(src[offset + 3])
-                                    offset &+= 4
-                                }
-                                let at = ox * 4
-                                line[at] &+= r; line[at + 1] &+= g; line[at + 2] &+= b; line[at + 3] &+= a
+                            var offset = y * stride + x0 * 4
+                            for _ in x0..<x1 {
+                                r &+= Int(src[offset]); g &+= Int(src[offset + 1])
+                                b &+= Int(src[offset + 2]); a &+= Int(src[offset + 3])
+                                offset &+= 4
                             }
                         }
-                        let rows = y1 - y0
-                        var out = oy * outWidth * 4
-                        for ox in 0..<outWidth {
-                            let count = (xs[ox].1 - xs[ox].0) * rows
-                            let scale = reciprocal[count], half = UInt64(count / 2)
-                            for channel in 0..<4 {
-                                dst[out + channel] = UInt8(truncatingIfNeeded: ((UInt64(line[ox * 4 + channel]) + half) * scale) >> 40)
-                            }
-                            out &+= 4
-                        }
+                        let count = (y1 - y0) * (x1 - x0)
+                        let half = count / 2
+                        let out = (oy * outWidth + ox) * 4
+                        dst[out] = UInt8((r + half) / count)
+                        dst[out + 1] = UInt8((g + half) / count)
+                        dst[out + 2] = UInt8((b + half) / count)
+                        dst[out + 3] = UInt8((a + half) / count)
                     }
                 }
             }
