@@ -143,6 +143,88 @@ int ib_jpeg_decode_rgba(const uint8_t *data, size_t length, int scale_denom,
     return IB_IMAGE_OK;
 }
 
+int ib_jpeg_scale_for(uint32_t source_width, uint32_t source_height, uint32_t target_width,
+                      uint32_t target_height) {
+    int denominator = 1;
+    for (int candidate = 2; candidate <= 8; candidate *= 2) {
+        uint32_t width = (source_width + candidate - 1) / candidate;
+        uint32_t height = (source_height + candidate - 1) / candidate;
+        if (width >= target_width && height >= target_height) denominator = candidate;
+    }
+    return denominator;
+}
+
+int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
+                        uint32_t target_height, uint64_t max_pixels, uint8_t *output,
+                        size_t output_capacity, ib_decode_report *report, char *error) {
+    struct jpeg_decompress_struct cinfo;
+    ib_jpeg_error err;
+    ib_jpeg_setup_errors(&cinfo, &err, error);
+    memset(report, 0, sizeof *report);
+    if (setjmp(err.jump)) {
+        int status = ib_jpeg_status_for(err.base.msg_code);
+        report->warnings = (int)err.base.num_warnings;
+        jpeg_destroy_decompress(&cinfo);
+        return status;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    report->source_width = cinfo.image_width;
+    report->source_height = cinfo.image_height;
+    if ((uint64_t)cinfo.image_width * cinfo.image_height > max_pixels) {
+        jpeg_destroy_decompress(&cinfo);
+        return IB_IMAGE_TOO_LARGE;
+    }
+    int scale = ib_jpeg_scale_for(cinfo.image_width, cinfo.image_height, target_width, target_height);
+    int status = ib_jpeg_prepare(&cinfo, scale, error);
+    if (status != IB_IMAGE_OK) {
+        jpeg_destroy_decompress(&cinfo);
+        return status;
+    }
+    jpeg_start_decompress(&cinfo);
+    ib_fill_geometry geometry;
+    ib_fill_geometry_for(cinfo.output_width, cinfo.output_height, target_width, target_height, &geometry);
+    if ((size_t)geometry.out_width * geometry.out_height * 4 > output_capacity) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
+        jpeg_destroy_decompress(&cinfo);
+        return IB_IMAGE_NO_MEMORY;
+    }
+    // Only the crop is decoded: columns outside it are not inverse-transformed or colour
+    // converted (jpeg_crop_scanline widens the window to whole iMCUs), rows above and below it
+    // are entropy-decoded and dropped (jpeg_skip_scanlines), so damage anywhere is still seen.
+    // Chroma upsampling treats the window's edges as the image's, so a column next to a cut can
+    // differ by one level from a full decode's.
+    JDIMENSION window_x = geometry.crop_x, window_width = geometry.crop_width;
+    if (window_width < cinfo.output_width) jpeg_crop_scanline(&cinfo, &window_x, &window_width);
+    // In the image pool, so an error's longjmp frees them with the decompressor. Rows are read
+    // in the decoder's natural batch (2 for 4:2:0 chroma), which spares libjpeg a copy per row.
+    int batch = cinfo.rec_outbuf_height > 0 ? cinfo.rec_outbuf_height : 1;
+    JSAMPARRAY rows = (*cinfo.mem->alloc_sarray)((j_common_ptr)&cinfo, JPOOL_IMAGE,
+                                                  cinfo.output_width * 4, (JDIMENSION)batch);
+    uint32_t *scratch = (*cinfo.mem->alloc_large)((j_common_ptr)&cinfo, JPOOL_IMAGE,
+                                                  ib_fill_scratch_count(&geometry) * sizeof(uint32_t));
+    ib_fill fill;
+    ib_fill_begin(&fill, &geometry, scratch, output);
+    size_t window_offset = (size_t)(geometry.crop_x - window_x) * 4;
+    if (geometry.crop_y > 0) jpeg_skip_scanlines(&cinfo, geometry.crop_y);
+    for (uint32_t y = 0; y < geometry.crop_height;) {
+        JDIMENSION wanted = geometry.crop_height - y < (uint32_t)batch ? geometry.crop_height - y : (JDIMENSION)batch;
+        JDIMENSION got = jpeg_read_scanlines(&cinfo, rows, wanted);
+        if (got == 0) break;  // cannot happen with a memory source; never spin
+        for (JDIMENSION k = 0; k < got; k++) ib_fill_row(&fill, rows[k] + window_offset);
+        y += got;
+    }
+    if (cinfo.output_scanline < cinfo.output_height)
+        jpeg_skip_scanlines(&cinfo, cinfo.output_height - cinfo.output_scanline);
+    jpeg_finish_decompress(&cinfo);
+    report->width = geometry.out_width;
+    report->height = geometry.out_height;
+    report->warnings = (int)err.base.num_warnings;
+    jpeg_destroy_decompress(&cinfo);
+    return IB_IMAGE_OK;
+}
+
 int ib_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components,
                    int quality, int progressive, uint8_t **out, size_t *out_length, char *error) {
     struct jpeg_compress_struct cinfo;

@@ -1,3 +1,4 @@
+import CShims
 import Benchmark
 import ImageBench
 
@@ -66,19 +67,50 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // The decode stage against libjpeg-turbo alone at the DCT scale the stage picks: what the
-    // downsample to the cell adds on top of the library.
+    // pipeline adds on top of the library (the fill to the cell, Swift, the header read).
+    // The baseline is the plainest use of libjpeg: one scanline at a time into a buffer reused
+    // across iterations, straight from C.
     let thumbnailSize = PixelSize(width: 400, height: 300)
     let thumbnail = try! ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: thumbnailSize, seed: 9), size: thumbnailSize, channels: 3, quality: 85)
-    for (name, bytes) in [("JPEG 1200×900 photo", photo), ("JPEG 400×300 thumbnail", thumbnail)] {
-        Benchmark("Decode stage (scaled decode + downsample to 240×240): \(name)") { benchmark in
+    for (name, bytes, size) in [("JPEG 1200×900 photo", photo, photoSize), ("JPEG 400×300 thumbnail", thumbnail, thumbnailSize)] {
+        Benchmark("Decode stage (straight to the 240×240 cell): \(name)") { benchmark in
             for _ in benchmark.scaledIterations {
                 let image = Downsampler.aspectFill(try! JPEGDecoder().decode(bytes, targetSize: cell, limits: DecodeLimits()), to: cell)
                 blackHole(image.pixels.count)
             }
         }
-        Benchmark("libjpeg-turbo alone at the same DCT scale: \(name)") { benchmark in
+        let scale = ib_jpeg_scale_for(UInt32(size.width), UInt32(size.height), UInt32(cell.width), UInt32(cell.height))
+        Benchmark("libjpeg-turbo alone at the same DCT scale (1/\(scale)): \(name)") { benchmark in
+            var width: UInt32 = 0, height: UInt32 = 0, warnings: Int32 = 0
+            var message = [CChar](repeating: 0, count: 200)
+            _ = ib_jpeg_scaled_size(bytes, bytes.count, scale, &width, &height, &message)
+            var output = [UInt8](repeating: 0, count: Int(width) * Int(height) * 4)
             for _ in benchmark.scaledIterations {
-                blackHole(try! JPEGDecoder().decode(bytes, targetSize: cell, limits: DecodeLimits()).pixels.count)
+                blackHole(ib_jpeg_decode_rgba(bytes, bytes.count, scale, &output, output.count, &warnings, &message))
+            }
+        }
+    }
+
+    // The same comparison over the generated corpus's JPEGs (sizes and subsampling as a run
+    // serves them): one iteration decodes all of them.
+    let corpus = try! ImageCorpus.generate(count: 120, seed: 1, jpegOnly: true)
+    Benchmark("Decode stage (straight to the 240×240 cell): 120 corpus JPEGs") { benchmark in
+        for _ in benchmark.scaledIterations {
+            for image in corpus.images {
+                blackHole(Downsampler.aspectFill(try! JPEGDecoder().decode(image.bytes, targetSize: cell, limits: DecodeLimits()), to: cell).pixels.count)
+            }
+        }
+    }
+    Benchmark("libjpeg-turbo alone at the same DCT scales: 120 corpus JPEGs") { benchmark in
+        let scales = corpus.images.map {
+            ib_jpeg_scale_for(UInt32($0.size.width), UInt32($0.size.height), UInt32(cell.width), UInt32(cell.height))
+        }
+        var output = [UInt8](repeating: 0, count: corpus.images.map(\.size.pixelCount).max()! * 4)
+        var warnings: Int32 = 0
+        var message = [CChar](repeating: 0, count: 200)
+        for _ in benchmark.scaledIterations {
+            for (image, scale) in zip(corpus.images, scales) {
+                blackHole(ib_jpeg_decode_rgba(image.bytes, image.bytes.count, scale, &output, output.count, &warnings, &message))
             }
         }
     }

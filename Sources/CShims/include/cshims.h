@@ -82,6 +82,57 @@ int ib_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int co
                   int bit_depth, int compression_level, uint8_t **out, size_t *out_length,
                   char *error);
 
+// MARK: - aspect fill
+
+/// Where an image lands in a cell shown aspect-fill: the output size (never larger than the source)
+/// and the centred source rectangle that maps onto it.
+typedef struct {
+    uint32_t out_width, out_height;
+    uint32_t crop_x, crop_y, crop_width, crop_height;
+} ib_fill_geometry;
+
+void ib_fill_geometry_for(uint32_t source_width, uint32_t source_height, uint32_t target_width,
+                          uint32_t target_height, ib_fill_geometry *geometry);
+
+/// A box filter fed one source row at a time (rows of the crop, top to bottom, each starting at
+/// the crop's left edge), so a decoder can filter rows as it produces them. `scratch` holds
+/// ib_fill_scratch_count(geometry) values; each output pixel is the rounded mean of the source
+/// pixels its span covers.
+typedef struct {
+    ib_fill_geometry geometry;
+    uint32_t *columns;
+    uint32_t *column_ends;
+    uint8_t *output;
+    uint32_t row, out_row, span_start;
+} ib_fill;
+
+size_t ib_fill_scratch_count(const ib_fill_geometry *geometry);
+void ib_fill_begin(ib_fill *fill, const ib_fill_geometry *geometry, uint32_t *scratch, uint8_t *output);
+void ib_fill_row(ib_fill *fill, const uint8_t *row);
+/// The whole-bitmap form: `source` is RGBA8 rows of `source_width` pixels.
+void ib_box_filter_rgba(const uint8_t *source, uint32_t source_width, const ib_fill_geometry *geometry,
+                        uint32_t *scratch, uint8_t *output);
+
+/// What ib_jpeg_decode_fill produced.
+typedef struct {
+    uint32_t source_width, source_height;  // in the file
+    uint32_t width, height;                // written to output
+    int warnings;                          // libjpeg's recoverable-damage warnings
+} ib_decode_report;
+
+/// Decodes a JPEG straight to a cell of target_width × target_height shown aspect-fill: the
+/// largest DCT scale (1/2, 1/4, 1/8) that keeps at least the target size, then each decoded row
+/// goes through the box filter as it comes, so the full bitmap never exists. Refuses
+/// (IB_IMAGE_TOO_LARGE) before allocating when the header promises more than max_pixels.
+/// `output` must hold target_width * target_height * 4 bytes.
+/// The DCT scale denominator ib_jpeg_decode_fill picks: the largest 1/d (d in 1, 2, 4, 8) whose
+/// output still covers the target, so the box filter has real pixels to average.
+int ib_jpeg_scale_for(uint32_t source_width, uint32_t source_height, uint32_t target_width,
+                      uint32_t target_height);
+int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
+                        uint32_t target_height, uint64_t max_pixels, uint8_t *output,
+                        size_t output_capacity, ib_decode_report *report, char *error);
+
 void ib_free(void *pointer);
 
 /// Library versions, for reports.

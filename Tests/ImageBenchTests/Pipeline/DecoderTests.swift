@@ -1,3 +1,4 @@
+import CShims
 import Testing
 @testable import ImageBench
 
@@ -32,6 +33,44 @@ struct DecoderTests {
         #expect(image.size == PixelSize(width: 100, height: 75))
         #expect(image.sourceSize == big)
         #expect(close(image.pixel(x: 10, y: 10), [200, 30, 30, 255], tolerance: 6))
+    }
+
+    @Test("decoding straight to the cell gives the bytes of a scaled decode box-filtered afterwards, within one level at cut edges", arguments: [
+        (320, 200, 60, 60), (400, 300, 240, 240), (410, 307, 240, 240), (90, 160, 60, 60), (50, 40, 60, 60),
+    ])
+    func filledWhileDecoding(width: Int, height: Int, cellWidth: Int, cellHeight: Int) throws {
+        let size = PixelSize(width: width, height: height)
+        let cell = PixelSize(width: cellWidth, height: cellHeight)
+        let bytes = try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: 5), size: size, channels: 3, quality: 85)
+        let filled = try JPEGDecoder().decode(bytes, targetSize: cell, limits: DecodeLimits())
+        let denominator = JPEGDecoder.scaleDenominator(source: size, target: cell)
+        var scaledWidth: UInt32 = 0, scaledHeight: UInt32 = 0, warnings: Int32 = 0
+        var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
+        #expect(ib_jpeg_scaled_size(bytes, bytes.count, Int32(denominator), &scaledWidth, &scaledHeight, &message) == 0)
+        let scaled = PixelSize(width: Int(scaledWidth), height: Int(scaledHeight))
+        var pixels = [UInt8](repeating: 0, count: scaled.pixelCount * 4)
+        #expect(ib_jpeg_decode_rgba(bytes, bytes.count, Int32(denominator), &pixels, pixels.count, &warnings, &message) == 0)
+        let reference = Downsampler.aspectFill(DecodedImage(size: scaled, pixels: pixels, sourceSize: size), to: cell)
+        #expect(filled.size == reference.size)
+        // Only the crop is decoded, and chroma upsampling at a cut edge may differ by one level.
+        let differences = zip(filled.pixels, reference.pixels).map { abs(Int($0) - Int($1)) }
+        #expect(differences.max() ?? 0 <= 1)
+        #expect(differences.filter { $0 > 0 }.count * 100 <= filled.pixels.count, "more than 1% of bytes differ")
+        #expect(filled.sourceSize == size)
+        #expect(filled.size.width <= cell.width && filled.size.height <= cell.height)
+        // Filling a filled image changes nothing.
+        #expect(Downsampler.aspectFill(filled, to: cell) == filled)
+    }
+
+    @Test("a JPEG promising more pixels than --max-pixels is refused before decoding, straight-to-cell or not")
+    func filledTooLarge() throws {
+        let size = PixelSize(width: 200, height: 100)
+        let bytes = try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: 6), size: size, channels: 3)
+        for target in [PixelSize(width: 60, height: 60), nil] {
+            #expect(throws: DecodeError.tooLarge(size, limit: 19_999)) {
+                try JPEGDecoder().decode(bytes, targetSize: target, limits: DecodeLimits(maxPixels: 19_999))
+            }
+        }
     }
 
     @Test("grayscale JPEG expands to RGBA")

@@ -69,6 +69,32 @@ struct ProcessingTests {
         #expect(filtered == ImageFilter.grayscale.applied(to: image))
     }
 
+    @Test("the reciprocal in the box filter rounds as division does at every quotient's edge, both sides of 2^16 pixels")
+    func reciprocalEdges() {
+        // An n×n image filled to 1×1 averages n² pixels; each channel's sum is put one below and
+        // at a rounding boundary (sum + n²/2 = q·n² − 1 and q·n²).
+        for n in [2, 3, 15, 16, 17, 100, 255, 256, 257] {
+            let count = n * n
+            for q in [1, 128, 255] {
+                let sums = [q * count - 1 - count / 2, q * count - count / 2, q * count - 1 - count / 2, q * count - count / 2]
+                var pixels = [UInt8](repeating: 0, count: count * 4)
+                for channel in 0..<4 {
+                    var left = sums[channel]
+                    for pixel in 0..<count where left > 0 {
+                        let value = min(255, left)
+                        pixels[pixel * 4 + channel] = UInt8(value)
+                        left -= value
+                    }
+                }
+                let image = DecodedImage(size: PixelSize(width: n, height: n), pixels: pixels)
+                let out = Downsampler.aspectFill(image, to: PixelSize(width: 1, height: 1))
+                let expected = sums.map { UInt8(($0 + count / 2) / count) }
+                #expect(out.pixels == expected, "n \(n), q \(q)")
+                #expect(expected == [UInt8(q - 1), UInt8(q), UInt8(q - 1), UInt8(q)])
+            }
+        }
+    }
+
     /// The box filter written plainly: each output pixel averages its source rectangle, with
     /// integer division. The optimised filter must give the same bytes.
     static func referenceBox(_ image: DecodedImage, to out: PixelSize, crop: (x: Int, y: Int, width: Int, height: Int)) -> [UInt8] {

@@ -28,8 +28,9 @@ public struct DecodeLimits: Sendable, Equatable, Codable {
     public init(maxPixels: Int = 50_000_000) { self.maxPixels = maxPixels }
 }
 
-/// Turns encoded bytes into pixels, at or above `targetSize` when the format can decode smaller
-/// for free (JPEG's DCT scaling), at full size otherwise.
+/// Turns encoded bytes into pixels: already filled to `targetSize` (aspect-fill, no upscaling)
+/// when the decoder can do it while decoding (JPEG), at full size otherwise. Callers aspect-fill
+/// the result, which leaves a filled image as it is.
 public protocol ImageDecoding: Sendable {
     func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage
 }

@@ -1,51 +1,67 @@
 import CShims
 
-/// Decodes JPEG through libjpeg-turbo into RGBA, using its DCT scaling (1/2, 1/4, 1/8) when the
-/// target is much smaller than the photo: the decode does less work, as ImageIO's thumbnailing does.
+/// Decodes JPEG through libjpeg-turbo into RGBA. Given a target, it returns the image already
+/// filled to the cell: DCT scaling (1/2, 1/4, 1/8) does most of the reduction, as ImageIO's
+/// thumbnailing does, and the box filter the rest, row by row as libjpeg produces them.
 public struct JPEGDecoder: ImageDecoding {
     public init() {}
 
     public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
-        let info = try Self.info(bytes)
-        let sourceSize = PixelSize(width: Int(info.width), height: Int(info.height))
-        guard sourceSize.pixelCount > 0 else { throw .corrupt("zero dimensions \(sourceSize)") }
-        guard sourceSize.pixelCount <= limits.maxPixels else {
-            throw .tooLarge(sourceSize, limit: limits.maxPixels)
+        guard let target = targetSize, target.width > 0, target.height > 0 else {
+            return try decodeFullSize(bytes, limits: limits)
         }
-        let denominator = targetSize.map { Self.scaleDenominator(source: sourceSize, target: $0) } ?? 1
+        return try decodeFilled(bytes, target: target, limits: limits)
+    }
+
+    /// Straight to the cell: libjpeg scales by the DCT and each row is box-filtered as it is
+    /// decoded (one header parse, no full-size bitmap, no zero-filled buffer).
+    private func decodeFilled(_ bytes: [UInt8], target: PixelSize, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
-        var width: UInt32 = 0
-        var height: UInt32 = 0
-        var status = bytes.withUnsafeBufferPointer { buffer in
-            ib_jpeg_scaled_size(buffer.baseAddress, buffer.count, Int32(denominator), &width, &height, &message)
+        var report = ib_decode_report()
+        var status: Int32 = 0
+        let capacity = target.pixelCount * 4
+        var pixels = [UInt8](unsafeUninitializedCapacity: capacity) { output, count in
+            status = bytes.withUnsafeBufferPointer { source in
+                ib_jpeg_decode_fill(source.baseAddress, source.count, UInt32(target.width), UInt32(target.height),
+                                    UInt64(limits.maxPixels), output.baseAddress, capacity, &report, &message)
+            }
+            count = status == IB_IMAGE_OK.rawValue ? Int(report.width) * Int(report.height) * 4 : 0
         }
+        let sourceSize = PixelSize(width: Int(report.source_width), height: Int(report.source_height))
+        if status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(sourceSize, limit: limits.maxPixels) }
         try Self.check(status, message)
-        let size = PixelSize(width: Int(width), height: Int(height))
+        // An image smaller than its cell is not upscaled: keep only the bytes it needs.
+        if pixels.count < capacity / 2 { pixels = Array(pixels) }
+        var image = DecodedImage(size: PixelSize(width: Int(report.width), height: Int(report.height)),
+                                 pixels: pixels, sourceSize: sourceSize)
+        image.warnings = Int(report.warnings)
+        return image
+    }
+
+    private func decodeFullSize(_ bytes: [UInt8], limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+        let info = try Self.info(bytes)
+        let size = PixelSize(width: Int(info.width), height: Int(info.height))
+        guard size.pixelCount > 0 else { throw .corrupt("zero dimensions \(size)") }
+        guard size.pixelCount <= limits.maxPixels else { throw .tooLarge(size, limit: limits.maxPixels) }
+        var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
         var pixels = [UInt8](repeating: 0, count: size.pixelCount * 4)
         var warnings: Int32 = 0
-        status = bytes.withUnsafeBufferPointer { source in
+        let status = bytes.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { output in
-                ib_jpeg_decode_rgba(source.baseAddress, source.count, Int32(denominator),
-                                    output.baseAddress, output.count, &warnings, &message)
+                ib_jpeg_decode_rgba(source.baseAddress, source.count, 1, output.baseAddress, output.count, &warnings, &message)
             }
         }
         try Self.check(status, message)
-        var image = DecodedImage(size: size, pixels: pixels, sourceSize: sourceSize)
+        var image = DecodedImage(size: size, pixels: pixels)
         image.warnings = Int(warnings)
         return image
     }
 
     /// The largest libjpeg scale 1/d (d in 1, 2, 4, 8) that still yields at least the target size,
-    /// so the later downsample has real pixels to average and quality is kept.
+    /// so the box filter has real pixels to average and quality is kept.
     static func scaleDenominator(source: PixelSize, target: PixelSize) -> Int {
-        var denominator = 1
-        for candidate in [2, 4, 8] {
-            let width = (source.width + candidate - 1) / candidate
-            let height = (source.height + candidate - 1) / candidate
-            if width >= target.width && height >= target.height { denominator = candidate }
-        }
-        return denominator
+        Int(ib_jpeg_scale_for(UInt32(source.width), UInt32(source.height), UInt32(target.width), UInt32(target.height)))
     }
 
     static func info(_ bytes: [UInt8]) throws(DecodeError) -> ib_image_info {
