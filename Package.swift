@@ -43,6 +43,11 @@ let package = Package(
                 "ImageBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // The deterministic work whose instructions scripts/instruction-check counts.
+        .executableTarget(
+            name: "harness-cost",
+            dependencies: ["ImageBench", "CShims"],
+            path: "Sources/HarnessCost"),
         .testTarget(
             name: "ImageBenchTests",
             dependencies: ["ImageBench", "CShims"]),

@@ -133,6 +133,12 @@ int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_widt
                         uint32_t target_height, uint64_t max_pixels, uint8_t *output,
                         size_t output_capacity, ib_decode_report *report, char *error);
 
+// MARK: - instruction counting
+
+/// Calls body(context). Nothing else: it exists so callgrind can count only what runs inside it
+/// (`valgrind --tool=callgrind --toggle-collect=ib_measured`, scripts/instruction-check).
+void ib_measured(void (*body)(void *), void *context);
+
 void ib_free(void *pointer);
 
 /// Library versions, for reports.

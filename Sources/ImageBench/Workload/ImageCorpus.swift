@@ -58,7 +58,8 @@ public struct ImageCorpus: Sendable {
         return corpus
     }
 
-    static func makeImage(id: Int, seed: UInt64, jpegOnly: Bool = false) -> CorpusImage {
+    /// One image of the corpus, made on the calling thread (what `generate` runs on every core).
+    public static func makeImage(id: Int, seed: UInt64, jpegOnly: Bool = false) -> CorpusImage {
         var random = SeededRandom(seed: seed ^ SeededRandom.mix(UInt64(id) &+ 0xC0FFEE))
         let kind = random.unit()
         let pixelSeed = random.next()
