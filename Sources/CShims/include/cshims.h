@@ -104,6 +104,7 @@ typedef struct {
     uint32_t *column_ends;
     uint8_t *output;
     uint32_t row, out_row, span_start;
+    int avx2;  // the CPU has AVX2: rows go through the filter compiled for it
 } ib_fill;
 
 size_t ib_fill_scratch_count(const ib_fill_geometry *geometry);
