@@ -1,10 +1,15 @@
 import Foundation
 
 /// The recommendation a run ends with: the strategy and limit with the least placeholder time
-/// among the valid cells, ties (differences inside the noise) broken by cost per displayed image
-/// where costs differ beyond their own noise,
-/// the smallest limit that does as well, and why, in numbers with intervals. The terminal,
-/// report.md and report.html open with its lines.
+/// among the valid cells, ties broken by cost per displayed image where costs differ beyond their
+/// own noise, the smallest limit that does as well, and why, in numbers with intervals. The
+/// terminal, report.md and report.html open with its lines.
+///
+/// A tie is an equivalence, not a failure to find a difference: the whole 95% interval of the
+/// difference must lie within ±`tieMargin` (two one-sided tests). A difference whose interval
+/// holds zero but reaches past the margin is undecided: the faster mean stands, and the text says
+/// more runs would tell. (Taking "not shown different" for "the same" once recommended a limit
+/// whose mean placeholder time was 2.3× the fastest's because it downloaded less.)
 public struct Verdict: Sendable {
     /// The verdict of a whole benchmark.
     public init(_ results: BenchmarkResults) {
@@ -45,13 +50,13 @@ public struct Verdict: Sendable {
             lines = ["Verdict: could not measure: no cell can be ranked (\(reasons))."]
             return
         }
-        // Within noise of the fastest: the same, as far as this run can tell; the cheapest wins.
-        let tied = ranked.filter { $0.name == fastest.name || Self.sameAs(fastest, $0) }
+        // Equivalent to the fastest within the margin: the same, as far as this run can tell; the cheapest wins.
+        let tied = ranked.filter { $0.name == fastest.name || Self.equivalent(fastest, $0) }
         // Costs that differ by less than their own noise do not decide either: then the faster stays.
         let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.cheaper(cell, than: best) ? cell : best }
         recommended = best
         let sweep = ranked.filter { $0.strategy == best.strategy }.sorted { $0.concurrency < $1.concurrency }
-        knee = sweep.first { $0.name == best.name || $0.placeholder.overall <= best.placeholder.overall || Self.sameAs(best, $0) }
+        knee = sweep.first { $0.name == best.name || $0.placeholder.overall <= best.placeholder.overall || Self.equivalent(best, $0) }
         lines = Self.explain(best: best, ranked: ranked, tied: tied, knee: knee, all: cells)
     }
 
@@ -74,9 +79,16 @@ public struct Verdict: Sendable {
         return differs(cell.cpuPerImage, other.cpuPerImage, by: cpuTolerance) && cell.cpuPerImage < other.cpuPerImage
     }
 
-    /// True when `cell` is not shown to differ from `reference` (or cannot be compared).
-    static func sameAs(_ reference: Cell, _ cell: Cell) -> Bool {
-        cell.placeholder.difference(from: reference.placeholder)?.includesZero ?? true
+    /// How close two mean placeholder times must be shown to be for a tie: a tenth of the
+    /// reference's mean, and at least 1 ms (below that no user can tell).
+    static func tieMargin(_ reference: Cell) -> Double { max(1, 0.1 * reference.placeholder.overall) }
+
+    /// True when the 95% interval of `cell`'s difference from `reference` lies within ±tieMargin.
+    /// Cells that cannot be compared (too few segments) are not equivalent.
+    static func equivalent(_ reference: Cell, _ cell: Cell) -> Bool {
+        guard let difference = cell.placeholder.difference(from: reference.placeholder) else { return false }
+        let margin = tieMargin(reference)
+        return difference.low >= -margin && difference.high <= margin
     }
 
     static func cell(_ runs: [RunResult], traceFrames: Int) -> Cell {

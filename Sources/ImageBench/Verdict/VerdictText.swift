@@ -12,8 +12,8 @@ extension Verdict {
         }
         if let knee, knee.concurrency < best.concurrency {
             let difference = knee.placeholder.difference(from: best.placeholder).map(signed) ?? "not comparable"
-            lines.append("\(best.strategy) at a limit of \(knee.concurrency) does as well within noise (\(difference)): "
-                         + "the smallest limit that does.")
+            lines.append("\(best.strategy) at a limit of \(knee.concurrency) does as well within noise (\(difference); "
+                         + String(format: "a tie needs ±%.1f ms): the smallest limit that does.", tieMargin(best)))
         }
         for cell in ranked where cell.achievedPeak < cell.concurrency {
             lines.append("\(cell.name) ran at most \(cell.achievedPeak) loads at once: \(whyBelowLimit(cell))")
@@ -29,17 +29,25 @@ extension Verdict {
     static func versus(_ best: Cell, _ other: Cell, tied: Bool) -> String {
         let head = "Runner-up \(other.name): \(estimate(other.placeholder))"
         guard let difference = other.placeholder.difference(from: best.placeholder) else {
-            return head + "; too few trace segments to tell them apart (a tie)."
+            return head + "; too few trace segments to tell them apart: the faster mean stands."
         }
         let test = "paired t over \(difference.n) trace segments, with run-to-run noise"
         guard tied else {
-            return head + "; \(signed(difference)) slower (\(test)): \(best.strategy) ×\(best.concurrency) is faster."
+            guard difference.includesZero else {
+                return head + "; \(signed(difference)) slower (\(test)): \(best.strategy) ×\(best.concurrency) is faster."
+            }
+            return head + String(format: "; undecided: difference %@ (%@) holds 0 but reaches past the ±%.1f ms a tie needs, "
+                                 + "so the faster mean stands; --repeat 3 narrows it.", signed(difference), test, tieMargin(best))
         }
         let cost = String(format: "%.1f vs %.1f kB downloaded and %.1f vs %.1f ms CPU per displayed image",
                           best.bytesPerImage / 1e3, other.bytesPerImage / 1e3, best.cpuPerImage * 1e3, other.cpuPerImage * 1e3)
         let reason = cheaper(best, than: other) ? "chosen by cost" : "costs alike too, so the faster mean stands"
-        return head + "; a tie: difference \(signed(difference)) (\(test)); \(reason) (\(cost))."
+        return head + String(format: "; a tie: difference %@, within ±%.1f ms (%@); %@ (%@).",
+                             signed(difference), tieMargin(fastestOf(best, other)), test, reason, cost)
     }
+
+    /// The one of two cells with the smaller mean: the reference a tie's margin is taken from.
+    static func fastestOf(_ a: Cell, _ b: Cell) -> Cell { a.placeholder.overall <= b.placeholder.overall ? a : b }
 
     static func whyBelowLimit(_ cell: Cell) -> String {
         switch StrategyKind(rawValue: cell.strategy) {

@@ -3,21 +3,21 @@ import Testing
 @testable import ImageBench
 
 /// The verdict's logic on constructed runs: each has 20 requests in each of the 20 segments of a
-/// 1,000-frame trace, with placeholder times uniform in ±5 ms around a chosen mean (seeded by
-/// the cell, so two cells' noise differs).
+/// 1,000-frame trace, with placeholder times uniform in ±`spread` ms (5 by default) around a
+/// chosen mean (seeded by the cell, so two cells' noise differs).
 @Suite("The verdict")
 struct VerdictTests {
     /// `noise` picks another draw of the noise (another run of the same cell).
     static func run(_ strategy: StrategyKind, _ limit: Int, mean: Double, megabytes: Double = 10, noise: UInt64 = 0,
-                    change: (inout RunSummary) -> Void = { _ in }) -> RunResult {
+                    spread: Double = 5, change: (inout RunSummary) -> Void = { _ in }) -> RunResult {
         var requests: [RequestRecord] = []
         var random = SeededRandom(seed: UInt64(limit) &+ noise &* 1_000, stream: strategy.rawValue)
         for segment in 0..<SegmentMeans.segments {
             for index in 0..<20 {
                 var request = RequestRecord(id: requests.count, row: requests.count, imageID: 0, url: "", visibleFrame: segment * 1_000 / SegmentMeans.segments + index,
                                             requestedAt: 0, source: .network)
-                let spread = Double(random.next() % 10_001) / 1_000 - 5
-                request.placeholder = UInt64(max(0, mean + spread) * 1e6)
+                let offset = (Double(random.next() % 10_001) / 10_000 * 2 - 1) * spread
+                request.placeholder = UInt64(max(0, mean + offset) * 1e6)
                 requests.append(request)
             }
         }
@@ -56,6 +56,26 @@ struct VerdictTests {
         #expect(verdict.recommended?.name == "gcd ×5")
         #expect(fastest.recommended?.name == "threads ×5", "the cheaper of two tied cells, though not the fastest")
         #expect(fastest.lines[1].contains("a tie") && fastest.lines[1].contains("chosen by cost"), "\(fastest.lines)")
+    }
+
+    @Test("not shown different is not a tie: an interval that holds 0 but reaches past the margin leaves the faster mean recommended, however cheap the other")
+    func undecided() throws {
+        // Noisy cells about 20 and 22 ms: the difference's interval holds 0 and reaches past the margin.
+        let faster = Self.run(.gcd, 5, mean: 20, megabytes: 30, spread: 40)
+        let slower = Self.run(.threads, 1, mean: 22, megabytes: 5, spread: 40)
+        let verdict = Verdict([slower, faster], traceFrames: 1_000)
+        let difference = try #require(verdict.cells.first { $0.name == "threads ×1" }?.placeholder
+            .difference(from: verdict.cells.first { $0.name == "gcd ×5" }!.placeholder))
+        // Clipping at 0 lifts the noisy means a little; the margin is a tenth of the faster's.
+        let margin = try #require(verdict.recommended.map { Verdict.tieMargin($0) })
+        #expect(difference.includesZero && difference.high > margin, "\(difference), margin \(margin)")
+        #expect(verdict.recommended?.name == "gcd ×5", "\(verdict.lines)")
+        #expect(verdict.lines[1].contains("undecided") && verdict.lines[1].contains(String(format: "±%.1f ms a tie needs", margin))
+                && verdict.lines[1].contains("the faster mean stands"), "\(verdict.lines)")
+        // The same cells with quiet noise are a tie, and the cheaper one is chosen.
+        let quiet = Verdict([Self.run(.threads, 1, mean: 20.3, megabytes: 5), Self.run(.gcd, 5, mean: 20, megabytes: 30)], traceFrames: 1_000)
+        #expect(quiet.recommended?.name == "threads ×1", "\(quiet.lines)")
+        #expect(quiet.lines[1].contains("a tie") && quiet.lines[1].contains("within ±2.0 ms"), "\(quiet.lines)")
     }
 
     @Test("costs that differ inside their own noise do not break a tie: the faster mean stands")
