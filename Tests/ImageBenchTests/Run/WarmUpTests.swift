@@ -47,7 +47,13 @@ struct WarmUpTests {
             // The warm-up's loads were finished before the run began: none of them reached the
             // server in the run's time.
             #expect(result.server?.requests == result.summary.httpRequests, "\(result.cell)")
-            #expect(result.summary.requests >= 300, "the whole trace was measured, not the warm-up's second")
+            // The whole trace was measured, not the warm-up's second: the run lasted the trace, and
+            // on a machine that kept up it asked for every row (a starved one skips the rows of the
+            // frames it drops: 289 of 300 once under ThreadSanitizer beside other suites).
+            #expect(result.summary.durationS >= results.traceSeconds, "\(result.cell): \(result.summary.durationS) s")
+            if result.summary.droppedFrames == 0 && result.summary.hostLateFrames == 0 {
+                #expect(result.summary.requests >= 300, "\(result.cell)")
+            }
         }
     }
 
