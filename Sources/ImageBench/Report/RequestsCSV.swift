@@ -16,7 +16,8 @@ public struct RequestsCSV: ReportWriter {
 
     public func render(_ results: BenchmarkResults) throws -> String {
         var table = CSVTable(header: Self.header)
-        func ms(_ nanoseconds: UInt64?) -> String { nanoseconds.map { String(format: "%.3f", Double($0) / 1e6) } ?? "" }
+        func ms(_ nanoseconds: UInt64?) -> String { nanoseconds.map { Format.milliseconds(nanoseconds: $0, decimals: 3) } ?? "" }
+        func exact(_ nanoseconds: UInt64?) -> String { nanoseconds.map { Format.milliseconds(nanoseconds: $0, decimals: 6) } ?? "" }
         for result in results.results {
             let cell = [result.cell.strategy.rawValue, String(result.cell.concurrency), String(result.cell.repetition)]
             for request in result.requests {
@@ -26,10 +27,9 @@ public struct RequestsCSV: ReportWriter {
                     request.source.rawValue, request.outcome.rawValue, String(request.visibleFrame),
                     request.displayFrame.map(String.init) ?? "",
                     // Latency to the nanosecond, so its samples can be re-histogrammed exactly.
-                    request.latency.map { String(format: "%.6f", Double($0) / 1e6) } ?? "",
+                    exact(request.latency),
                     request.leftFrame.map(String.init) ?? "",
-                    request.placeholder.map { String(format: "%.6f", Double($0) / 1e6) } ?? "",
-                    request.ready.map { String(format: "%.6f", Double($0) / 1e6) } ?? "",
+                    exact(request.placeholder), exact(request.ready),
                     request.displayedSize.map { String($0.width) } ?? "", request.displayedSize.map { String($0.height) } ?? "",
                     request.cancel.rawValue, String(request.bytes), ms(stages?.queueWait), ms(stages?.diskRead),
                     ms(stages?.timeToFirstByte), ms(stages?.transfer),

@@ -15,6 +15,22 @@ struct ReportTests {
         #expect(table.rendered.hasSuffix("\r\n"))
     }
 
+    @Test("milliseconds written without Foundation read as printf's: every value at 6 places, all but exact ties at 3")
+    func fixedPointMilliseconds() {
+        var random = SeededRandom(seed: 7, stream: "ms")
+        let edges: [UInt64] = [0, 1, 499, 500, 501, 999, 1_000, 999_999, 1_000_000, 1_000_500, 16_666_667, 3_600_000_000_000]
+        for nanoseconds in edges + (0..<5_000).map({ _ in random.next() % 10_000_000_000 }) {
+            let exact = String(format: "%.6f", Double(nanoseconds) / 1e6)
+            #expect(Format.milliseconds(nanoseconds: nanoseconds, decimals: 6) == exact)
+            // printf rounds the binary double, so a value exactly halfway may go either way.
+            if nanoseconds % 1_000 != 500 {
+                #expect(Format.milliseconds(nanoseconds: nanoseconds, decimals: 3) == String(format: "%.3f", Double(nanoseconds) / 1e6),
+                        "\(nanoseconds)")
+            }
+        }
+        #expect(Format.milliseconds(nanoseconds: 1_500, decimals: 3) == "0.002" && Format.milliseconds(nanoseconds: 2_499_999, decimals: 0) == "2")
+    }
+
     static func summary(strategy: String, concurrency: Int, p95: Double, hitRate: Int) -> RunSummary {
         RunSummary(strategy: strategy, concurrency: concurrency, repetition: 1, network: "wifi", transport: "blocking",
                    rows: 100, rowsVisited: 100, requests: 100, memoryHits: hitRate, diskHits: 0,
