@@ -20,6 +20,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         _ = try plan()
+        _ = try output.parsedThresholds()
     }
 
     func run() throws {
@@ -44,9 +45,10 @@ struct RunCommand: ParsableCommand {
         let stop = StopRequest()
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }
-        let results = try CommandFailure.catching("the run could not be done") {
+        var results = try CommandFailure.catching("the run could not be done") {
             try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop, corpusCache: workload.corpusCache)
         }
+        results.thresholdChecks = RunThresholds.evaluate(try output.parsedThresholds(), on: results.results)
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
         written = true
         // The verdict and the table go to stdout, or with --format json to stderr beside the
@@ -54,7 +56,8 @@ struct RunCommand: ParsableCommand {
         let json = output.format == .json
         let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
         let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
-        let human = verdict + table + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
+        let checks = results.thresholdChecks.isEmpty ? "" : "\n\nThresholds:\n" + results.thresholdChecks.map { "  " + $0.line }.joined(separator: "\n")
+        let human = verdict + table + checks + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
         if json {
             FileHandle.standardError.write(Data(human.utf8))
             let json = try CommandFailure.catching("cannot render summary.json") { try SummaryJSON().render(results) }
@@ -68,6 +71,11 @@ struct RunCommand: ParsableCommand {
                                  status: SignalTrap.exitStatus(for: reason))
         }
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
+        let broken = results.thresholdChecks.filter { !$0.passed }
+        if !broken.isEmpty {
+            throw CommandFailure("threshold broken: " + broken.map { "\($0.threshold) (\(Format.compact($0.worst)), \($0.run))" }
+                .joined(separator: "; "), status: 1)
+        }
     }
 
     /// The flags as options, one field each.

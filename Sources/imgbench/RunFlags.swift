@@ -193,4 +193,17 @@ struct OutputFlags: ParsableArguments {
 
     @Option(help: "What goes to stdout: text (the verdict and the table) or json (summary.json, for jq; the verdict and the table go to stderr).")
     var format = Format.text
+
+    @Option(name: .customLong("threshold"),
+            help: "A limit every run must keep, e.g. 'latency_p95_ms < 100' (also <=, >, >=; any metric of summary.csv); repeatable. One broken: exit 1 after the reports are written.")
+    var thresholds: [String] = []
+
+    /// The thresholds, checked as the command line is parsed (a bad one is a usage error, 64).
+    func parsedThresholds() throws -> [Threshold] {
+        do {
+            return try RunThresholds.parse(thresholds)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
 }

@@ -75,6 +75,7 @@ public struct SummaryJSON: ReportWriter {
             "aggregate": aggregate,
             "aggregate_method": "median over repeats; 95% percentile bootstrap interval (2000 resamples, seeded)",
             "verdict": Verdict(results).jsonObject,
+            "thresholds": results.thresholdChecks.map(\.jsonObject),
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"

@@ -21,6 +21,8 @@ public struct BenchmarkResults: Sendable {
     public let environment: RunEnvironment
     /// Why the benchmark ended early ("SIGINT"), or nil when every run completed.
     public var stoppedBy: String? = nil
+    /// `--threshold` limits and how the runs kept them (summary.json lists them).
+    public var thresholdChecks: [ThresholdCheck] = []
 
     public var partial: Bool { stoppedBy != nil }
 

@@ -1,0 +1,52 @@
+/// `imgbench run --threshold 'latency_p95_ms < 100'`: limits a single run must keep, as k6's
+/// thresholds are, for a CI step or a load test that needs no baseline. The expression language is
+/// the gate's (`Threshold`), limits only: a change (+10%) needs a baseline, which is `imgbench gate`.
+/// Every run of the matrix (strategy × limit × repeat, users and shards combined) must keep every
+/// limit; each check reports the run nearest to breaking it, or the first that broke it.
+public struct ThresholdCheck: Sendable, Equatable {
+    public let threshold: String
+    public let metric: String
+    public let passed: Bool
+    /// The worst value over the runs in the metric's direction of failure, and its run.
+    public let worst: Double
+    public let run: String
+
+    public var line: String {
+        "\(passed ? "pass" : "FAIL")  \(threshold)  (worst \(Format.compact(worst)), \(run))"
+    }
+
+    var jsonObject: [String: Any] {
+        ["threshold": threshold, "metric": metric, "passed": passed, "worst": worst.isFinite ? worst : 0, "run": run]
+    }
+}
+
+public enum RunThresholds {
+    /// `--threshold` texts as thresholds; a change against a baseline is refused with the way to it.
+    public static func parse(_ texts: [String]) throws(Threshold.ParseError) -> [Threshold] {
+        try texts.map { text throws(Threshold.ParseError) in
+            let threshold = try Threshold(parsing: text)
+            guard case .limit = threshold.rule else {
+                throw Threshold.ParseError(description: "--threshold '\(text)': a single run takes limits ('\(threshold.metric) < 250'); "
+                                           + "a change against a baseline is imgbench gate's")
+            }
+            return threshold
+        }
+    }
+
+    /// Each threshold against every run. No run, no check (a stopped run passes nothing: its
+    /// checks are not made).
+    public static func evaluate(_ thresholds: [Threshold], on results: [RunResult]) -> [ThresholdCheck] {
+        thresholds.compactMap { threshold in
+            guard let metric = Metric.named(threshold.metric), case .limit(let comparison, _) = threshold.rule else { return nil }
+            // The run furthest towards failing: the largest value under < and <=, the smallest under > and >=.
+            let failsHigh = comparison.hasPrefix("<")
+            let values = results.compactMap { result in metric.number(of: result.summary).map { (result, $0) } }
+            guard let worst = values.max(by: { failsHigh ? $0.1 < $1.1 : $0.1 > $1.1 }) else { return nil }
+            let failed = values.first { threshold.exceeded(baseline: nil, current: $0.1) }
+            let shown = failed ?? worst
+            let cell = shown.0.cell
+            return ThresholdCheck(threshold: threshold.description, metric: threshold.metric, passed: failed == nil,
+                                  worst: shown.1, run: "\(cell.strategy.rawValue) ×\(cell.concurrency) #\(cell.repetition)")
+        }
+    }
+}

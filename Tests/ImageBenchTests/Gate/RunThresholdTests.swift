@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// `imgbench run --threshold`: limits on a single run, k6-style.
+@Suite("Thresholds on a single run")
+struct RunThresholdTests {
+    @Test("every run must keep a limit; the check names the run nearest to breaking it, or the first that broke it")
+    func evaluate() throws {
+        // 400 requests each: hit rates 0.3 and 0.6 from 120 and 240 memory hits (threads: none).
+        let runs = [VerdictTests.run(.threads, 5, mean: 10) { $0.latencyP95Ms = 40; $0.memoryHits = 300 },
+                    VerdictTests.run(.gcd, 5, mean: 10) { $0.latencyP95Ms = 70; $0.memoryHits = 120 },
+                    VerdictTests.run(.gcd, 1, mean: 10) { $0.latencyP95Ms = 90; $0.memoryHits = 240 }]
+        let thresholds = try RunThresholds.parse(["latency_p95_ms < 100", "latency_p95_ms < 50", "memory_hit_rate >= 0.5", "errors <= 0"])
+        let checks = RunThresholds.evaluate(thresholds, on: runs)
+        #expect(checks.map(\.passed) == [true, false, false, true])
+        #expect(checks[0].worst == 90 && checks[0].run == "gcd ×1 #1", "the largest value under <: \(checks[0])")
+        #expect(checks[1].worst == 70 && checks[1].run == "gcd ×5 #1", "the first run that broke it: \(checks[1])")
+        #expect(checks[2].worst == 0.3 && checks[2].line.hasPrefix("FAIL  memory_hit_rate >= 0.5"), "\(checks[2].line)")
+        #expect(checks[3].line.hasPrefix("pass  errors <= 0"))
+        #expect(RunThresholds.evaluate(thresholds, on: []).isEmpty, "no run, no check")
+    }
+
+    @Test("a change needs a baseline, an unknown metric lists the valid ones")
+    func refused() {
+        #expect(throws: Threshold.ParseError.self) { try RunThresholds.parse(["latency_p95_ms +10%"]) }
+        do {
+            _ = try RunThresholds.parse(["ttfb_typo_ms < 3"])
+            Issue.record("an unknown metric was accepted")
+        } catch {
+            #expect(error.description.contains("unknown metric 'ttfb_typo_ms'") && error.description.contains("latency_p95_ms"))
+        }
+    }
+
+    @Test("through the binary: a broken limit exits 1 naming it after writing the reports, kept ones exit 0, a bad one 64")
+    func commandLine() async throws {
+        let directory = try Fixtures.temporaryDirectory("thresholds")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await onOwnThread {
+            let common = ["--rows", "40", "--images", "10", "--network", "loopback", "--strategies", "threads", "--quiet"]
+            let broken = try Fixtures.imgbench(common + ["--threshold", "latency_p95_ms < 0.001", "--threshold", "errors <= 0",
+                                                         "--out", directory.appendingPathComponent("broken").path])
+            #expect(broken.status == 1, "\(broken.output)")
+            #expect(broken.output.contains("FAIL  latency_p95_ms < 0.001") && broken.output.contains("pass  errors <= 0"), "\(broken.output)")
+            #expect(broken.output.contains("imgbench: threshold broken: latency_p95_ms < 0.001"), "\(broken.output)")
+            let data = try Data(contentsOf: directory.appendingPathComponent("broken/summary.json"))
+            let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let listed = try #require(document["thresholds"] as? [[String: Any]])
+            #expect(listed.map { $0["passed"] as? Bool } == [false, true])
+            let kept = try Fixtures.imgbench(common + ["--threshold", "latency_p95_ms < 100000", "--out", directory.appendingPathComponent("kept").path])
+            #expect(kept.status == 0 && kept.output.contains("pass  latency_p95_ms < 100000"), "\(kept.output)")
+            let unknown = try Fixtures.imgbench(common + ["--threshold", "ttfb_typo_ms < 3", "--out", directory.appendingPathComponent("never").path])
+            #expect(unknown.status == 64 && unknown.output.contains("valid: "), "\(unknown.output)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("never").path))
+        }
+    }
+}
