@@ -74,10 +74,19 @@ extension Metric {
     public static let peakRssMb = Metric("peak_rss_mb", "MB", .lowerIsBetter, .largest, .real(\.peakRssMb))
     public static let durationS = Metric("duration_s", "s", .lowerIsBetter, .largest, .real(\.durationS))
     public static let partial = Metric("partial", "flag", nil, .largest, .flag(\.partial))
+    /// The server's side (columns since 0.3): what a backend engineer reads first.
+    public static let requestsPerS = Metric("requests_per_s", "requests/s", .higherIsBetter, .recomputed, .derived { $0.requestsPerS })
+    public static let errorRate = Metric("error_rate", "ratio", .lowerIsBetter, .recomputed, .derived { $0.errorRate })
+    public static let ttfbP50 = distribution("ttfb_p50_ms", \.ttfbP50Ms, since03: true)
+    public static let ttfbP90 = distribution("ttfb_p90_ms", \.ttfbP90Ms, since03: true)
+    public static let ttfbP95 = distribution("ttfb_p95_ms", \.ttfbP95Ms, since03: true)
+    public static let ttfbP99 = distribution("ttfb_p99_ms", \.ttfbP99Ms, since03: true)
+    public static let ttfbMax = distribution("ttfb_max_ms", \.ttfbMaxMs, since03: true)
 
     /// A percentile or mean from a histogram merged across users and shards.
-    private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable) -> Metric {
-        Metric(name, "ms", .lowerIsBetter, .recomputed, .real(path))
+    private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
+                                     since03: Bool = false) -> Metric {
+        Metric(name, "ms", .lowerIsBetter, .recomputed, .real(path), since03: since03)
     }
 
 
@@ -93,6 +102,7 @@ extension Metric {
         placeholderP50, placeholderP95, placeholderP99, placeholderMean, placeholderCount, readyP50, readyP95, readyP99,
         placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames, hostLateFrames, hostOverloaded, achievedConcurrencyMean, achievedConcurrencyPeak,
         imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial, imagesLoaded,
+        requestsPerS, errorRate, ttfbP50, ttfbP90, ttfbP95, ttfbP99, ttfbMax,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

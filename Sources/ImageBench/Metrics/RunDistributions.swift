@@ -1,5 +1,5 @@
-/// A run's distributions, kept whole (HdrHistogram): display latency, the pipeline stages,
-/// placeholder time and ready latency. They merge exactly across users and shards, and
+/// A run's distributions, kept whole (HdrHistogram): display latency, the pipeline stages (time
+/// to first byte among them), placeholder time and ready latency. They merge exactly across users and shards, and
 /// summary.csv's percentiles are read from them, never averaged.
 public struct RunDistributions: Sendable {
     public var latency = LatencyHistogram()
@@ -27,6 +27,14 @@ public struct RunDistributions: Sendable {
         summary.latencyP95Ms = latency.milliseconds(atPercentile: 95)
         summary.latencyP99Ms = latency.milliseconds(atPercentile: 99)
         summary.latencyMaxMs = latency.maxMilliseconds
+        let ttfb = stages["ttfb"]
+        if ttfb.count > 0 {
+            summary.ttfbP50Ms = ttfb.milliseconds(atPercentile: 50)
+            summary.ttfbP90Ms = ttfb.milliseconds(atPercentile: 90)
+            summary.ttfbP95Ms = ttfb.milliseconds(atPercentile: 95)
+            summary.ttfbP99Ms = ttfb.milliseconds(atPercentile: 99)
+            summary.ttfbMaxMs = ttfb.maxMilliseconds
+        }
         guard placeholder.count > 0 else { return }
         summary.placeholderP50Ms = placeholder.milliseconds(atPercentile: 50)
         summary.placeholderP95Ms = placeholder.milliseconds(atPercentile: 95)

@@ -84,6 +84,15 @@ public struct RunSummary: Sendable, Equatable {
     public var hostOverloaded = false
     /// The run was stopped early (Ctrl-C): its numbers cover only the part it ran.
     public var partial = false
+    /// The server's side: time to first byte over the loads that used the network (from the
+    /// ttfb stage histogram), and HTTP requests per second and failed loads per network load.
+    public var ttfbP50Ms = 0.0
+    public var ttfbP90Ms = 0.0
+    public var ttfbP95Ms = 0.0
+    public var ttfbP99Ms = 0.0
+    public var ttfbMaxMs = 0.0
+    public var requestsPerS: Double { durationS > 0 ? Double(httpRequests) / durationS : 0 }
+    public var errorRate: Double { networkFetches > 0 ? Double(errors) / Double(networkFetches) : 0 }
 
     public var memoryHitRate: Double { requests > 0 ? Double(memoryHits) / Double(requests) : 0 }
     public var diskHitRate: Double { requests > 0 ? Double(diskHits) / Double(requests) : 0 }

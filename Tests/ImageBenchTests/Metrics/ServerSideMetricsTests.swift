@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// What a backend engineer reads first: requests per second, error rate and time to first byte.
+@Suite("The server's side of a run")
+struct ServerSideMetricsTests {
+    @Test("ttfb percentiles are those of the network loads' own times to first byte; the rates come from the totals")
+    func serverSide() async throws {
+        let result = try await onOwnThread {
+            var settings = RunSettings()
+            settings.rows = 80
+            settings.imageCount = 40
+            settings.network = try NetworkProfile(parsing: "latency=20ms")
+            settings.settleSeconds = 1
+            return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads], concurrencies: [4])).results[0]
+        }
+        let summary = result.summary
+        // Every network load waited the profile's 20 ms for its first byte.
+        var own = LatencyHistogram()
+        for request in result.requests where request.source == .network {
+            if let stages = request.stages { own.record(nanoseconds: stages.timeToFirstByte) }
+        }
+        #expect(own.count > 0 && summary.ttfbP50Ms >= 20, "\(summary.ttfbP50Ms)")
+        #expect(summary.ttfbP50Ms <= summary.ttfbP90Ms && summary.ttfbP90Ms <= summary.ttfbP95Ms
+                && summary.ttfbP95Ms <= summary.ttfbP99Ms && summary.ttfbP99Ms <= summary.ttfbMaxMs)
+        #expect(abs(summary.ttfbP50Ms - own.milliseconds(atPercentile: 50)) <= 0.01 * summary.ttfbP50Ms, "\(summary.ttfbP50Ms) vs \(own.milliseconds(atPercentile: 50))")
+        #expect(summary.requestsPerS == Double(summary.httpRequests) / summary.durationS && summary.requestsPerS > 0)
+        #expect(summary.errorRate == 0 && summary.errors == 0)
+        // In summary.csv by name, read back as written.
+        let fields = Dictionary(uniqueKeysWithValues: summary.fields.map { ($0.name, $0.value) })
+        #expect(fields["ttfb_p99_ms"] == .real(summary.ttfbP99Ms) && fields["requests_per_s"] == .real(summary.requestsPerS))
+        #expect(try Threshold(parsing: "ttfb_p99_ms < 50").direction == .lowerIsBetter)
+        #expect(try Threshold(parsing: "error_rate < 0.01").direction == .lowerIsBetter)
+    }
+
+    @Test("a results directory written before these columns still reads: they are left at 0, the rest as written")
+    func olderRow() throws {
+        var row = Dictionary(uniqueKeysWithValues: MetricCatalogTests.distinctSummary().fields.map { ($0.name, Format.csv($0.value)) })
+        for name in ["ttfb_p50_ms", "ttfb_p90_ms", "ttfb_p95_ms", "ttfb_p99_ms", "ttfb_max_ms", "requests_per_s", "error_rate"] {
+            row[name] = nil
+        }
+        let summary = try RunSummary(row: row)
+        #expect(summary.ttfbP99Ms == 0 && summary.httpRequests == MetricCatalogTests.distinctSummary().httpRequests)
+    }
+}
