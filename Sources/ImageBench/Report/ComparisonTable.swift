@@ -46,29 +46,51 @@ public struct ComparisonTable: Sendable {
         Column("errors", .errors),
     ]
 
+    /// Under `--clients` or `--no-decode` the server is what is tested: its side first (requests
+    /// per second, errors, time to first byte), then what users saw that still means something
+    /// there; placeholder and hitch columns are left out. Nothing is starred: a load table ranks
+    /// no strategy.
+    static let loadColumns: [Column] = [
+        columns[0], Column("limit", .concurrency), Column("#", .repetition),
+        Column("http req", .httpRequests, rank: false), Column("req/s", .requestsPerS, rank: false),
+        Column("errors", .errors, rank: false), Column("error rate", .errorRate, rank: false, Format.percent),
+        Column("ttfb p50 ms", .ttfbP50, rank: false, Format.tenths), Column("ttfb p90 ms", .ttfbP90, rank: false, Format.tenths),
+        Column("ttfb p95 ms", .ttfbP95, rank: false, Format.tenths), Column("ttfb p99 ms", .ttfbP99, rank: false, Format.tenths),
+        Column("ttfb max ms", .ttfbMax, rank: false, Format.tenths), Column("MB down", .bytesDownloaded, rank: false, Format.megabytes),
+        Column("requests", .requests, rank: false), Column("mem hit", .memoryHitRate, rank: false, Format.percent),
+        Column("cancel q/in") { "\($0.cancelledQueued)/\($0.cancelledInflight)" },
+        Column("conc mean/peak") { "\(Format.tenths($0.achievedConcurrencyMean))/\($0.achievedConcurrencyPeak)" },
+        Column("host late", .hostLateFrames, rank: false),
+    ]
+
     public let header: [String]
     public let rows: [[String]]
     /// For each row, the columns where its cell is best beyond the noise.
     public let best: [Set<Int>]
     /// Whether every cell ran once, so only the column with a single-run interval can be marked.
     let singleRuns: Bool
+    /// Whether any column can be starred (not in a load table).
+    let ranks: Bool
 
-    /// The table of a whole benchmark.
+    /// The table of a whole benchmark: the load table under `--clients` or `--no-decode`.
     public init(_ benchmark: BenchmarkResults) {
-        self.init(benchmark.results, traceFrames: Verdict.traceFrames(benchmark))
+        let settings = benchmark.plan.settings
+        self.init(benchmark.results, traceFrames: Verdict.traceFrames(benchmark), load: settings.clients > 1 || !settings.decodes)
     }
 
     /// `traceFrames` cuts the trace into the segments mean placeholder time is compared over.
-    public init(_ results: [RunResult], traceFrames: Int) {
+    public init(_ results: [RunResult], traceFrames: Int, load: Bool = false) {
         let summaries = results.map(\.summary)
-        header = Self.columns.map(\.title)
-        rows = summaries.map { summary in Self.columns.map { $0.format(summary) } }
+        let columns = load ? Self.loadColumns : Self.columns
+        header = columns.map(\.title)
+        rows = summaries.map { summary in columns.map { $0.format(summary) } }
         // Only valid cells compete: not the control, not failed, stopped or overloaded runs.
         let cells = RunResult.byCell(results).filter { CellValidity($0.map(\.summary)).isValid }
         singleRuns = cells.allSatisfy { $0.count == 1 }
+        ranks = columns.contains { $0.ranked != nil }
         var best = Array(repeating: Set<Int>(), count: summaries.count)
         if cells.count > 1 {
-            for (index, column) in Self.columns.enumerated() {
+            for (index, column) in columns.enumerated() {
                 guard let metric = column.ranked,
                       let winner = BeyondNoise.winner(metric, cells, traceFrames: traceFrames) else { continue }
                 for (row, result) in results.enumerated() where result.cell.strategy == winner.strategy && result.cell.concurrency == winner.concurrency {
@@ -79,9 +101,10 @@ public struct ComparisonTable: Sendable {
         self.best = best
     }
 
-    /// What a star means, under the table.
+    /// What a star means, under the table (nothing when nothing can be starred).
     var legend: String {
-        "* best in its column beyond the noise (ph mean: paired t over trace segments; other columns: 95% intervals over repeats "
+        guard ranks else { return "" }
+        return "* best in its column beyond the noise (ph mean: paired t over trace segments; other columns: 95% intervals over repeats "
             + "do not overlap)" + (singleRuns ? "; with one run per cell only ph mean can be marked (--repeat 3 marks the others)" : "")
     }
 
@@ -105,7 +128,7 @@ public struct ComparisonTable: Sendable {
         }
         let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
         var lines = [line(header, row: nil), rule] + cells.enumerated().map { line($1, row: $0) }
-        lines.append(legend)
+        if !legend.isEmpty { lines.append(legend) }
         return lines.joined(separator: "\n")
     }
 
@@ -116,6 +139,6 @@ public struct ComparisonTable: Sendable {
             fields.enumerated().map { column, field in best[row].contains(column) ? "**\(field)**" : field }
         }
         return ([header, align] + cells).map { "| " + $0.joined(separator: " | ") + " |" }.joined(separator: "\n")
-            + "\n\n" + legend.replacingOccurrences(of: "* best", with: "Bold: best")
+            + (legend.isEmpty ? "" : "\n\n" + legend.replacingOccurrences(of: "* best", with: "Bold: best"))
     }
 }
