@@ -1,5 +1,6 @@
 /// A rule for one metric in `imgbench gate`:
-/// - `latency_p95_ms < 250`: an absolute limit on the current value (also `<=`, `>`, `>=`);
+/// - `latency_p95_ms < 250`: an absolute limit on the current value (also `<=`, `>`, `>=`; a ratio
+///   may be given as a percentage: `error_rate < 1%`);
 /// - `latency_p95_ms +10%`: the current value may be at most 10% worse than the baseline;
 /// - `memory_hit_rate -0.02`: at most 0.02 worse, in the metric's own unit.
 /// "Worse" follows the metric's direction in the catalog (higher latency, lower hit rate), whatever
@@ -34,10 +35,15 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         description = parts.joined(separator: " ")
         switch parts.count {
         case 3 where ["<", "<=", ">", ">="].contains(parts[1]):
-            guard let value = Double(parts[2]) else {
+            // A ratio may be given as a percentage, as k6 users write it: 'error_rate < 1%'.
+            let percent = parts[2].hasSuffix("%")
+            guard let number = Double(percent ? String(parts[2].dropLast()) : parts[2]), number.isFinite else {
                 throw ParseError(description: "threshold '\(text)': '\(parts[2])' is not a number")
             }
-            rule = .limit(comparison: parts[1], value: value)
+            guard !percent || measured.unit == "ratio" else {
+                throw ParseError(description: "threshold '\(text)': a percentage limit applies to ratios (error_rate, memory_hit_rate, …); \(name) is in \(measured.unit)")
+            }
+            rule = .limit(comparison: parts[1], value: percent ? number / 100 : number)
         case 2 where direction == nil:
             throw ParseError(description: "threshold '\(text)': \(name) is neither better nor worse when larger; give a limit like '\(name) < 100'")
         case 2:

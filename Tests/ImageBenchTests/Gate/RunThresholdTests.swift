@@ -21,6 +21,17 @@ struct RunThresholdTests {
         #expect(RunThresholds.evaluate(thresholds, on: []).isEmpty, "no run, no check")
     }
 
+    @Test("a ratio's limit may be a percentage; other metrics' may not")
+    func percentages() throws {
+        let rate = try Threshold(parsing: "error_rate < 1%")
+        #expect(rate.rule == .limit(comparison: "<", value: 0.01) && rate.description == "error_rate < 1%")
+        let runs = [VerdictTests.run(.gcd, 5, mean: 10) { $0.errors = 8; $0.networkFetches = 400 }]
+        #expect(RunThresholds.evaluate([rate], on: runs).map(\.passed) == [false], "2% of loads failed")
+        #expect(RunThresholds.evaluate([try Threshold(parsing: "error_rate <= 2%")], on: runs).map(\.passed) == [true])
+        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "latency_p95_ms < 5%") }
+        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "error_rate < inf") }
+    }
+
     @Test("a change needs a baseline, an unknown metric lists the valid ones")
     func refused() {
         #expect(throws: Threshold.ParseError.self) { try RunThresholds.parse(["latency_p95_ms +10%"]) }
