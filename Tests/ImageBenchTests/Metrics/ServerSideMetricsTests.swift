@@ -5,7 +5,7 @@ import Testing
 /// What a backend engineer reads first: requests per second, error rate and time to first byte.
 @Suite("The server's side of a run")
 struct ServerSideMetricsTests {
-    @Test("ttfb percentiles are those of the network loads' own times to first byte; the rates come from the totals")
+    @Test("ttfb percentiles come from the network loads' times to first byte (the stage histogram); the rates from the totals")
     func serverSide() async throws {
         let result = try await onOwnThread {
             var settings = RunSettings()
@@ -24,7 +24,15 @@ struct ServerSideMetricsTests {
         #expect(own.count > 0 && summary.ttfbP50Ms >= 20, "\(summary.ttfbP50Ms)")
         #expect(summary.ttfbP50Ms <= summary.ttfbP90Ms && summary.ttfbP90Ms <= summary.ttfbP95Ms
                 && summary.ttfbP95Ms <= summary.ttfbP99Ms && summary.ttfbP99Ms <= summary.ttfbMaxMs)
-        #expect(abs(summary.ttfbP50Ms - own.milliseconds(atPercentile: 50)) <= 0.01 * summary.ttfbP50Ms, "\(summary.ttfbP50Ms) vs \(own.milliseconds(atPercentile: 50))")
+        // Read from the ttfb stage histogram, which every completed network load feeds.
+        let stage = result.stages["ttfb"]
+        #expect(summary.ttfbP50Ms == stage.milliseconds(atPercentile: 50) && summary.ttfbP99Ms == stage.milliseconds(atPercentile: 99)
+                && summary.ttfbMaxMs == stage.maxMilliseconds)
+        // The requests' own records hold nearly the same loads (a load joined, retried or finished
+        // after its row left is counted once there): close, not equal (2.7% apart once under
+        // ThreadSanitizer).
+        #expect(abs(summary.ttfbP50Ms - own.milliseconds(atPercentile: 50)) <= 0.1 * summary.ttfbP50Ms,
+                "\(summary.ttfbP50Ms) vs \(own.milliseconds(atPercentile: 50))")
         #expect(summary.requestsPerS == Double(summary.httpRequests) / summary.durationS && summary.requestsPerS > 0)
         #expect(summary.errorRate == 0 && summary.errors == 0)
         // In summary.csv by name, read back as written.
