@@ -91,10 +91,12 @@ struct MeasurementTests {
             }
         }
         // Which rows became visible, in which order and frame, follows from the trace alone,
-        // unless a frame was dropped (then the rows on screen only in it were never seen).
+        // unless a frame was dropped or the host woke the loop late (then rows are seen in a later
+        // frame, or not at all: frames 37 and 39 once under ThreadSanitizer beside other suites).
         let one = first.results[0], two = second.results[0]
         func sequence(_ result: RunResult) -> [[Int]] { result.requests.map { [$0.row, $0.imageID, $0.visibleFrame] } }
-        if one.summary.droppedFrames == 0 && two.summary.droppedFrames == 0 {
+        func keptUp(_ result: RunResult) -> Bool { result.summary.droppedFrames == 0 && result.summary.hostLateFrames == 0 }
+        if keptUp(one) && keptUp(two) {
             #expect(sequence(one) == sequence(two))
             #expect(Set(one.requests.map(\.row)) == Set(0..<120))
         }
