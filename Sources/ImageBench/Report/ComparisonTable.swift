@@ -24,6 +24,10 @@ public struct ComparisonTable: Sendable {
         }
     }
 
+    /// Columns both tables show.
+    static let cancellations = Column("cancel q/in") { "\($0.cancelledQueued)/\($0.cancelledInflight)" }
+    static let concurrency = Column("conc mean/peak") { "\(Format.tenths($0.achievedConcurrencyMean))/\($0.achievedConcurrencyPeak)" }
+
     static let columns: [Column] = [
         Column("strategy") { summary in
             switch CellValidity(summary) {
@@ -35,14 +39,14 @@ public struct ComparisonTable: Sendable {
         // Placeholder time covers every request (n = requests); display latency the shown ones (n = shown).
         Column("requests", .requests), Column("ph mean ms", .placeholderMean, Format.tenths), Column("ph p95 ms", .placeholderP95),
         Column("mem hit", .memoryHitRate, Format.percent), Column("network", .networkFetches, rank: false),
-        Column("merged", .merged), Column("cancel q/in") { "\($0.cancelledQueued)/\($0.cancelledInflight)" },
+        Column("merged", .merged), cancellations,
         // Costs are not "less is best" (doing less is not winning): the verdict weighs them per image.
         Column("MB down", .bytesDownloaded, rank: false, Format.megabytes), Column("MB saved", .bytesSaved, rank: false, Format.megabytes),
         Column("shown", .displayed, rank: false), Column("p50 ms", .latencyP50), Column("p95 ms", .latencyP95),
         Column("p99 ms", .latencyP99),
         Column("never shown", .neverDisplayed), Column("placeholder", .placeholderRatio, Format.percent),
         Column("hitch ms/s", .hitchMsPerS, Format.tenths),
-        Column("conc mean/peak") { "\(Format.tenths($0.achievedConcurrencyMean))/\($0.achievedConcurrencyPeak)" },
+        concurrency,
         Column("errors", .errors),
     ]
 
@@ -58,8 +62,8 @@ public struct ComparisonTable: Sendable {
         Column("ttfb p95 ms", .ttfbP95, rank: false, Format.tenths), Column("ttfb p99 ms", .ttfbP99, rank: false, Format.tenths),
         Column("ttfb max ms", .ttfbMax, rank: false, Format.tenths), Column("MB down", .bytesDownloaded, rank: false, Format.megabytes),
         Column("requests", .requests, rank: false), Column("mem hit", .memoryHitRate, rank: false, Format.percent),
-        Column("cancel q/in") { "\($0.cancelledQueued)/\($0.cancelledInflight)" },
-        Column("conc mean/peak") { "\(Format.tenths($0.achievedConcurrencyMean))/\($0.achievedConcurrencyPeak)" },
+        cancellations,
+        concurrency,
         Column("host late", .hostLateFrames, rank: false),
     ]
 
