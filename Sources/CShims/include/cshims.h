@@ -30,6 +30,23 @@ CURLcode ib_curl_easy_get_pointer(CURL *handle, CURLINFO info, void **value);
 
 CURLMcode ib_curl_multi_set_long(CURLM *multi, CURLMoption option, long value);
 
+/// One thread's event loop over many curl multi handles (curl_loop.c): epoll and curl's socket
+/// interface. Everything but `ib_curl_loop_wakeup` is called from the loop's thread only.
+typedef struct ib_curl_loop ib_curl_loop;
+ib_curl_loop *ib_curl_loop_new(void);
+void ib_curl_loop_free(ib_curl_loop *loop);
+/// Makes the loop drive `multi` (sets its socket and timer callbacks); returns its index, -1 on
+/// failure. The multi must be cleaned up on the loop's thread, before `ib_curl_loop_free`.
+int ib_curl_loop_attach(ib_curl_loop *loop, CURLM *multi);
+/// Stops driving the multi at `index` (its timer is forgotten); call before cleaning it up.
+void ib_curl_loop_detach(ib_curl_loop *loop, int index);
+/// Makes a waiting `ib_curl_loop_run_once` return; callable from any thread.
+void ib_curl_loop_wakeup(ib_curl_loop *loop);
+/// Waits up to `max_wait_ms` for socket activity, a multi's timer or a wake-up, drives curl for
+/// each, and writes the indices of the multis it drove to `touched` (at most `capacity`, each
+/// once); returns how many, or -1 if epoll failed.
+int ib_curl_loop_run_once(ib_curl_loop *loop, int max_wait_ms, int *touched, int capacity);
+
 // MARK: - images
 
 /// Result codes shared by the image calls below.

@@ -22,11 +22,12 @@ extension RunSummary {
 }
 
 extension RunResult {
-    /// The clients of one cell as one result: summaries combined, histograms merged, requests
-    /// concatenated (each keeps its client index).
-    public static func combining(_ clients: [RunResult]) -> RunResult {
-        var distributions = RunDistributions()
-        for client in clients { distributions.add(client.distributions) }
+    /// The clients of one cell as one result: summaries combined, histograms merged (or, from a
+    /// crowd, the `distributions` it recorded for all of them), requests concatenated (each keeps
+    /// its client index).
+    public static func combining(_ clients: [RunResult], distributions recorded: RunDistributions? = nil) -> RunResult {
+        var distributions = recorded ?? RunDistributions()
+        if recorded == nil { for client in clients { distributions.add(client.distributions) } }
         var summary = RunSummary.combining(clients.map(\.summary))
         distributions.fill(&summary)
         return RunResult(cell: clients[0].cell, summary: summary, requests: clients.flatMap(\.requests), distributions: distributions)

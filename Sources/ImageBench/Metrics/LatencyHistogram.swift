@@ -1,13 +1,20 @@
 import Histogram
 
 /// A latency distribution in microseconds from 1 µs to 1 hour with 3 significant digits
-/// (HdrHistogram): fixed memory, ~5 ns per record, exact merges across runs and shards.
+/// (HdrHistogram): ~5 ns per record, exact merges across runs and shards. Its counts grow with the
+/// largest value recorded (about 16 kB up to 2 ms, 8 kB more per doubling) rather than being
+/// sized for an hour up front (188 kB): a hundred users hold dozens each.
 public struct LatencyHistogram: Sendable, Codable, Equatable {
     /// Microseconds, up to an hour.
     static let highest: UInt64 = 3_600_000_000
-    public private(set) var histogram = Histogram<UInt64>(highestTrackableValue: highest, numberOfSignificantValueDigits: .three)
+    public private(set) var histogram: Histogram<UInt64>
 
-    public init() {}
+    /// `digits`: three for everything reported; two (1% buckets, an eighth of the memory) for a
+    /// crowd's users, whose own distributions only feed clients.csv while the crowd records the
+    /// reported ones at three (`CrowdDistributions`).
+    public init(significantDigits digits: SignificantDigits = .three) {
+        histogram = Histogram<UInt64>(numberOfSignificantValueDigits: digits)
+    }
 
     private enum CodingKeys: String, CodingKey {
         /// imgbench 0.2 and earlier: the histogram's full Codable form.
@@ -30,6 +37,7 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
         guard let text = try container.decodeIfPresent(String.self, forKey: .hdrhistogram) else {
             histogram = try container.decode(Histogram<UInt64>.self, forKey: .histogram)
             return

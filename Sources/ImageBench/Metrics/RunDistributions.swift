@@ -1,3 +1,5 @@
+import Histogram
+
 /// A run's distributions, kept whole (HdrHistogram): display latency, the pipeline stages (time
 /// to first byte among them), placeholder time and ready latency. They merge exactly across users and shards, and
 /// summary.csv's percentiles are read from them, never averaged.
@@ -10,6 +12,14 @@ public struct RunDistributions: Sendable {
     public var ready = LatencyHistogram()
 
     public init() {}
+
+    /// Two digits: a crowd user's own distributions (see `LatencyHistogram.init`).
+    init(significantDigits digits: SignificantDigits) {
+        latency = LatencyHistogram(significantDigits: digits)
+        stages = StageHistograms(significantDigits: digits)
+        placeholder = LatencyHistogram(significantDigits: digits)
+        ready = LatencyHistogram(significantDigits: digits)
+    }
 
     /// Another run's samples added to these.
     public mutating func add(_ other: RunDistributions) {

@@ -1,35 +1,49 @@
+import Histogram
+
 /// The distribution of each pipeline stage over a run's completed loads, one HdrHistogram per
 /// stage, so summary.json can say where the time goes (median and tail) and merges stay exact.
 public struct StageHistograms: Sendable {
     public static let names = ["queue_wait", "disk_read", "ttfb", "transfer", "decode", "filter", "delivery"]
 
-    public private(set) var histograms: [String: LatencyHistogram] =
-        Dictionary(uniqueKeysWithValues: StageHistograms.names.map { ($0, LatencyHistogram()) })
+    /// In the order of `names`: recording a load is seven array stores, not seven string lookups
+    /// (it runs for every load, on the main loop).
+    private var byStage: [LatencyHistogram]
 
-    public init() {}
+    public init() {
+        byStage = Self.names.map { _ in LatencyHistogram() }
+    }
+
+    init(significantDigits digits: SignificantDigits) {
+        byStage = Self.names.map { _ in LatencyHistogram(significantDigits: digits) }
+    }
+
+    public init(histograms: [String: LatencyHistogram]) {
+        byStage = Self.names.map { histograms[$0] ?? LatencyHistogram() }
+    }
+
+    /// Every stage's histogram by its name.
+    public var histograms: [String: LatencyHistogram] { Dictionary(uniqueKeysWithValues: zip(Self.names, byStage)) }
 
     /// Records a completed load. Network stages are recorded only for loads that used the
     /// network, so disk hits do not drag time-to-first-byte towards zero.
     public mutating func record(_ stages: StageTimes, fromNetwork: Bool) {
-        histograms["queue_wait"]!.record(nanoseconds: stages.queueWait)
-        histograms["disk_read"]!.record(nanoseconds: stages.diskRead)
+        byStage[0].record(nanoseconds: stages.queueWait)
+        byStage[1].record(nanoseconds: stages.diskRead)
         if fromNetwork {
-            histograms["ttfb"]!.record(nanoseconds: stages.timeToFirstByte)
-            histograms["transfer"]!.record(nanoseconds: stages.transfer)
+            byStage[2].record(nanoseconds: stages.timeToFirstByte)
+            byStage[3].record(nanoseconds: stages.transfer)
         }
-        histograms["decode"]!.record(nanoseconds: stages.decode)
-        histograms["filter"]!.record(nanoseconds: stages.filter)
-        histograms["delivery"]!.record(nanoseconds: stages.delivery)
+        byStage[4].record(nanoseconds: stages.decode)
+        byStage[5].record(nanoseconds: stages.filter)
+        byStage[6].record(nanoseconds: stages.delivery)
     }
 
-    public subscript(name: String) -> LatencyHistogram { histograms[name] ?? LatencyHistogram() }
+    public subscript(name: String) -> LatencyHistogram {
+        Self.names.firstIndex(of: name).map { byStage[$0] } ?? LatencyHistogram()
+    }
 
     /// Another set's samples added to these (an exact merge).
     public mutating func add(_ other: StageHistograms) {
-        for name in Self.names { histograms[name]!.add(other[name]) }
-    }
-
-    public init(histograms: [String: LatencyHistogram]) {
-        for name in Self.names { self.histograms[name] = histograms[name] ?? LatencyHistogram() }
+        for index in byStage.indices { byStage[index].add(other.byStage[index]) }
     }
 }

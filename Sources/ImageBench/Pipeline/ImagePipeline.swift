@@ -1,3 +1,5 @@
+import Foundation
+
 /// The work of one load, identical for every strategy: disk cache, else fetch → decode (to the
 /// cell's size) → filter → memory cache, then the downloaded bytes to the disk cache. The token is
 /// checked between stages, so a cancelled load stops at the next boundary.
@@ -69,6 +71,58 @@ public struct ImagePipeline: Sendable {
             guard fetch.attempts.shouldRetry(after: fetched), await fetch.attempts.pauseAsync() else {
                 return end(fetch, with: fetched)
             }
+        }
+    }
+
+    /// The same load with no thread waiting for it (the events strategy): the fetch starts on the
+    /// multi transport's network thread and this returns; `completion` runs when the load is over,
+    /// on the network thread or, where there is decoding or a disk cache to do, on a Dispatch
+    /// queue (CPU and disk work never runs on the network thread, nor on the caller's, which is
+    /// the main loop).
+    public func loadEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+                            transport: any Transport, gauge: ConcurrencyGauge? = nil,
+                            completion: @escaping @Sendable (Output?) -> Void) {
+        guard let network = transport as? CurlMultiTransport else {
+            // No callbacks to wait on: block a Dispatch thread instead, as a GCD design does.
+            DispatchQueue.global().async {
+                completion(load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
+            }
+            return
+        }
+        let touchesDisk = diskCache != nil
+        guard !touchesDisk else {
+            DispatchQueue.global().async { beginEvented(request, id: id, token: token, submittedAt: submittedAt,
+                                                         network: network, gauge: gauge, completion: completion) }
+            return
+        }
+        beginEvented(request, id: id, token: token, submittedAt: submittedAt, network: network, gauge: gauge, completion: completion)
+    }
+
+    private func beginEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+                              network: CurlMultiTransport, gauge: ConcurrencyGauge?,
+                              completion: @escaping @Sendable (Output?) -> Void) {
+        let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
+        guard case .fetch(let fetch) = begun else { return completion(begun.output) }
+        fetchEvented(fetch, network: network, completion: completion)
+    }
+
+    private func fetchEvented(_ fetch: NetworkFetch, network: CurlMultiTransport,
+                              completion: @escaping @Sendable (Output?) -> Void) {
+        network.start(fetch.request.url, expectedBytes: fetch.request.expectedBytes, attempt: fetch.attempts.number,
+                      token: fetch.token) { fetched in
+            var fetch = fetch
+            if fetch.attempts.shouldRetry(after: fetched) {
+                let failed = fetch
+                return fetch.attempts.pauseEvented { attempts in
+                    guard let attempts else { return completion(end(failed, with: fetched)) }
+                    var again = failed
+                    again.attempts = attempts
+                    fetchEvented(again, network: network, completion: completion)
+                }
+            }
+            let fetchedAll = fetch
+            guard decodes, case .success = fetched else { return completion(end(fetchedAll, with: fetched)) }
+            DispatchQueue.global().async { completion(end(fetchedAll, with: fetched)) }
         }
     }
 
@@ -175,10 +229,10 @@ public struct ImagePipeline: Sendable {
         case .success(let success):
             result = success
         }
-        bodySize = result.bytes.count
+        bodySize = result.size
         stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
         stages.transfer = fetchTime - stages.timeToFirstByte
-        let bytes = result.bytes.count
+        let bytes = result.size
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes) }
         if !decodes {
             var standIn = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: [0, 0, 0, 0])

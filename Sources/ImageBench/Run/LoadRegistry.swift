@@ -121,12 +121,18 @@ final class LoadRegistry {
     /// The run is over: cancel whatever is still loading and wait for the strategy's workers.
     /// The loads stay registered so their last completions can still be accounted.
     func cancelAllAndWait() {
+        cancelAll()
+        scheduler.waitUntilIdle()
+        scheduler.shutdown()
+    }
+
+    /// Cancels whatever is still loading, without waiting (a user of a crowd whose run is over
+    /// while the others go on).
+    func cancelAll() {
         for load in loads.values {
             _ = load.job.token.cancel()
             scheduler.cancel(load.job)
         }
-        scheduler.waitUntilIdle()
-        scheduler.shutdown()
     }
 
     func removeAll() { loads.removeAll() }

@@ -21,6 +21,13 @@ struct PipelineLoad: LoadWork {
                                          transport: transport, gauge: gauge))
     }
 
+    func start(then done: @escaping @Sendable () -> Void) {
+        pipeline.loadEvented(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge) {
+            deliver($0)
+            done()
+        }
+    }
+
     private func deliver(_ output: ImagePipeline.Output?) {
         guard let output else { return }
         inbox.post(output.completion)

@@ -46,7 +46,8 @@ public struct RunSettings: Sendable, Equatable, Codable {
     public var clients = 1
     /// The slice of the clients this process runs (`--shard I/N`); nil runs them all.
     public var shard: ClientShard?
-    /// `--no-decode`: fetch and discard, for load generation.
+    /// `--no-decode`: fetch and discard, for load generation (the transports do not even keep the
+    /// bodies: nothing would read them).
     public var decodes = true
     /// Where the images come from (`--source`).
     public var source = ImageSource.embedded

@@ -1,3 +1,5 @@
+import Histogram
+
 /// What one run counts as it goes, and its summary at the end: the recording side of the metric
 /// catalog. Owned by the main loop's thread.
 struct RunTally {
@@ -9,7 +11,32 @@ struct RunTally {
     static let overloadedShare = 0.05
 
     var distributions = RunDistributions()
+    /// In a crowd: the distributions reported for the whole crowd, at three digits, recorded
+    /// beside this user's own (then at two; see `Crowd`).
+    private(set) var crowd: CrowdDistributions?
+
+    init(crowd: CrowdDistributions? = nil) {
+        self.crowd = crowd
+        if crowd != nil { distributions = RunDistributions(significantDigits: .two) }
+    }
+
+    mutating func recordLatency(nanoseconds: UInt64) {
+        distributions.latency.record(nanoseconds: nanoseconds)
+        crowd?.all.latency.record(nanoseconds: nanoseconds)
+    }
+
+    mutating func recordReady(nanoseconds: UInt64) {
+        distributions.ready.record(nanoseconds: nanoseconds)
+        crowd?.all.ready.record(nanoseconds: nanoseconds)
+    }
+
+    mutating func recordStages(_ stages: StageTimes, fromNetwork: Bool) {
+        distributions.stages.record(stages, fromNetwork: fromNetwork)
+        crowd?.all.stages.record(stages, fromNetwork: fromNetwork)
+    }
     private var loopWakes = 0, lateWakes = 0
+    /// Whether the frame under way began with a late wake.
+    private var wokeLate = false
 
     var cancelledQueued = 0, cancelledInflight = 0, wastedCompletions = 0
     var prefetchLoads = 0, prefetchCancelled = 0
@@ -75,7 +102,8 @@ struct RunTally {
     /// The main loop woke `late` nanoseconds after the vsync it waited for.
     mutating func woke(late: UInt64, frameNanoseconds: UInt64) {
         loopWakes += 1
-        if Double(late) > Double(frameNanoseconds) * Self.lateWakeShare { lateWakes += 1 }
+        wokeLate = Double(late) > Double(frameNanoseconds) * Self.lateWakeShare
+        if wokeLate { lateWakes += 1 }
     }
 
     /// A request's placeholder time, recorded: to the frame its image was shown in, else the one
@@ -84,6 +112,7 @@ struct RunTally {
         let until = request.displayFrame ?? request.leftFrame ?? max(endFrame, request.visibleFrame)
         let nanoseconds = UInt64(max(0, until - request.visibleFrame)) * frameNanoseconds
         distributions.placeholder.record(nanoseconds: nanoseconds)
+        crowd?.all.placeholder.record(nanoseconds: nanoseconds)
         return nanoseconds
     }
 
@@ -94,7 +123,13 @@ struct RunTally {
         guard let work else { return }  // only while scrolling
         mainBusyNanoseconds += work
         if work > frameNanoseconds { hitchNanoseconds += work - frameNanoseconds }
-        droppedFrames += span - 1
+        // The vsyncs the app's own work ran past, as its hitch time counts: a frame started late by
+        // the host (`woke`) and so finished past the next vsync is the host's, not a drop. With a
+        // crowd on one thread the users stepped last start a little late on every frame.
+        let dropped = Int((work + frameNanoseconds - 1) / frameNanoseconds) - 1
+        droppedFrames += dropped
+        // A vsync missed for a late start, though the wake was not late enough to count: late too.
+        if span - 1 > dropped && !wokeLate { lateWakes += 1 }
     }
 
     /// The run's row of summary.csv.

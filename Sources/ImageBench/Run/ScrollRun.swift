@@ -21,15 +21,18 @@ public final class ScrollRun {
     let registry: LoadRegistry
 
     var requests: [RequestRecord] = []
-    var tally = RunTally()
+    var tally: RunTally
     var requestForRow: [Int: Int] = [:]
     /// Requests waiting for the scroll to stop (the suspend policy).
     var deferred: [Int] = []
     var inlineDelivery = false
 
     /// `transport` replaces the one `settings` names (tests wrap it to watch the traffic).
+    /// `crowd`: the distributions of the crowd this user belongs to, recorded on the crowd's thread.
     public init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
-                transport: (any Transport)? = nil, stop: StopRequest? = nil, client: Int = 0) {
+                transport: (any Transport)? = nil, stop: StopRequest? = nil, client: Int = 0,
+                crowd: CrowdDistributions? = nil) {
+        tally = RunTally(crowd: crowd)
         self.stop = stop
         self.client = client
         self.workload = workload
@@ -37,7 +40,8 @@ public final class ScrollRun {
         self.cell = cell
         self.diskCache = diskCache
         frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
-        let transport = transport ?? settings.transport.make(limits: settings.fetchLimits, client: client)
+        let transport = transport ?? settings.transport.make(limits: settings.fetchLimits, client: client,
+                                                             keepsBodies: settings.decodes)
         self.transport = transport
         memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
         // `--inject` slows the decoder and the filter by wrapping them; nothing else knows.
@@ -54,72 +58,109 @@ public final class ScrollRun {
         }
     }
 
+    /// Where the main loop is: owned by the thread that steps it.
+    struct LoopState {
+        var start: UInt64 = 0, frame = 0, shown = 0..<0, lastOffset = 0.0, downward = true
+        var lastProgress: UInt64 = 0, partial = false
+        /// When the last frame was done (the run's end, whenever `finish` is called).
+        var end: UInt64?
+        var usageBefore = ResourceUsage(userSeconds: 0, systemSeconds: 0)
+    }
+    var loop = LoopState()
+
+    /// Runs the whole trace on the calling thread: a main loop that sleeps until each vsync.
     public func run(progress: ((RunProgress) -> Void)? = nil) -> RunResult {
+        begin(at: MonotonicClock.now() + frameNanoseconds)
+        while true {
+            MonotonicClock.sleep(until: nextVsync)
+            if !step(progress: progress) { break }
+        }
+        return finish()
+    }
+
+    /// Starts the clock: the first frame's vsync is `start`.
+    func begin(at start: UInt64) {
         ResourceUsage.resetPeakResidentMemory()
-        let usageBefore = ResourceUsage.now()
+        loop = LoopState(start: start, lastOffset: workload.trace.frames.first?.offset ?? 0, usageBefore: ResourceUsage.now())
+    }
+
+    /// The vsync the loop waits for next.
+    var nextVsync: UInt64 { loop.start + UInt64(loop.frame) * frameNanoseconds }
+
+    /// One frame of the main loop, woken at (or after) `nextVsync`; false when the run is over.
+    func step(progress: ((RunProgress) -> Void)? = nil) -> Bool {
         let trace = workload.trace.frames
         let settleFrames = Int(settings.settleSeconds * Double(settings.fps))
-        let start = MonotonicClock.now() + frameNanoseconds
-        var frame = 0, shown = 0..<0, lastOffset = trace.first?.offset ?? 0, downward = true
-        var lastProgress: UInt64 = 0, partial = false
-        while true {
-            let vsync = start + UInt64(frame) * frameNanoseconds
-            MonotonicClock.sleep(until: vsync)
-            if stop?.isRequested == true {
-                partial = true
-                break
-            }
-            var workStart = MonotonicClock.now()
-            // How late the host woke the loop: its fault, not the app's (the app's own overrun
-            // already moved `frame` past its work, so this wait was for a vsync still ahead).
-            tally.woke(late: workStart - min(workStart, vsync), frameNanoseconds: frameNanoseconds)
-            // Woken more than a frame late (a busy machine): the vsyncs in between are gone, and
-            // this work belongs to the frame now on screen.
-            let current = Int((workStart - start) / frameNanoseconds)
-            if current > frame {
-                frame = current
-                workStart = MonotonicClock.now()
-            }
-            let scrolling = frame < trace.count
-            let position = trace[min(frame, trace.count - 1)]
-            let moving = position.dragging || position.offset != lastOffset
-            if position.offset != lastOffset { downward = position.offset > lastOffset }
-            lastOffset = position.offset
-            let visible = workload.viewport.visibleRows(at: position.offset)
-            inlineDelivery = registry.scheduler.runsInline
-
-            deliverCompletions(frame: frame, now: workStart)
-            for row in shown where !visible.contains(row) { rowDisappeared(row, frame: frame) }
-            for row in visible where !shown.contains(row) { rowAppeared(row, frame: frame, moving: moving) }
-            shown = visible
-            if !moving && !deferred.isEmpty { startDeferred(frame: frame) }
-            if settings.prefetch > 0 { prefetch(around: visible, downward: downward) }
-
-            var workEnd = MonotonicClock.now()
-            let next = max(frame + 1, Int((workEnd - start + frameNanoseconds - 1) / frameNanoseconds))
-            if inlineDelivery {
-                // Loaded inside this frame's cellForRow: on screen at the first vsync after it.
-                deliverCompletions(frame: next, now: workEnd)
-                workEnd = MonotonicClock.now()
-            }
-            let placeholders = visible.reduce(0) { $0 + (requests[requestForRow[$1]!].outcome == .displayed ? 0 : 1) }
-            tally.frame(visibleRows: visible.count, placeholders: placeholders, span: next - frame,
-                        work: scrolling ? workEnd - workStart : nil, frameNanoseconds: frameNanoseconds)
-            if let progress, workEnd - lastProgress > 250_000_000 {
-                lastProgress = workEnd
-                progress(progressReport(frame: frame))
-            }
-            // Settled: nothing on screen is waiting and no load is still under way (or out of time).
-            if !scrolling && ((placeholders == 0 && registry.isEmpty) || frame >= trace.count + settleFrames) { break }
-            frame = next
+        let (start, vsync) = (loop.start, nextVsync)
+        var frame = loop.frame
+        if stop?.isRequested == true {
+            loop.partial = true
+            return ended()
         }
-        let end = MonotonicClock.now()
+        var workStart = MonotonicClock.now()
+        // How late the host woke the loop: its fault, not the app's (the app's own overrun
+        // already moved `frame` past its work, so this wait was for a vsync still ahead).
+        tally.woke(late: workStart - min(workStart, vsync), frameNanoseconds: frameNanoseconds)
+        // Woken more than a frame late (a busy machine): the vsyncs in between are gone, and
+        // this work belongs to the frame now on screen.
+        let current = Int((workStart - start) / frameNanoseconds)
+        if current > frame {
+            frame = current
+            workStart = MonotonicClock.now()
+        }
+        loop.frame = frame
+        let scrolling = frame < trace.count
+        let position = trace[min(frame, trace.count - 1)]
+        let moving = position.dragging || position.offset != loop.lastOffset
+        if position.offset != loop.lastOffset { loop.downward = position.offset > loop.lastOffset }
+        loop.lastOffset = position.offset
+        let visible = workload.viewport.visibleRows(at: position.offset)
+        inlineDelivery = registry.scheduler.runsInline
+
+        deliverCompletions(frame: frame, now: workStart)
+        for row in loop.shown where !visible.contains(row) { rowDisappeared(row, frame: frame) }
+        for row in visible where !loop.shown.contains(row) { rowAppeared(row, frame: frame, moving: moving) }
+        loop.shown = visible
+        if !moving && !deferred.isEmpty { startDeferred(frame: frame) }
+        if settings.prefetch > 0 { prefetch(around: visible, downward: loop.downward) }
+
+        var workEnd = MonotonicClock.now()
+        let next = max(frame + 1, Int((workEnd - start + frameNanoseconds - 1) / frameNanoseconds))
+        if inlineDelivery {
+            // Loaded inside this frame's cellForRow: on screen at the first vsync after it.
+            deliverCompletions(frame: next, now: workEnd)
+            workEnd = MonotonicClock.now()
+        }
+        let placeholders = visible.reduce(0) { $0 + (requests[requestForRow[$1]!].outcome == .displayed ? 0 : 1) }
+        tally.frame(visibleRows: visible.count, placeholders: placeholders, span: next - frame,
+                    work: scrolling ? workEnd - workStart : nil, frameNanoseconds: frameNanoseconds)
+        if let progress, workEnd - loop.lastProgress > 250_000_000 {
+            loop.lastProgress = workEnd
+            progress(progressReport(frame: frame))
+        }
+        // Settled: nothing on screen is waiting and no load is still under way (or out of time).
+        if !scrolling && ((placeholders == 0 && registry.isEmpty) || frame >= trace.count + settleFrames) { return ended() }
+        loop.frame = next
+        return true
+    }
+
+    /// The last frame is done: the clock stops and what is still loading is cancelled.
+    private func ended() -> Bool {
+        loop.end = MonotonicClock.now()
+        registry.cancelAll()
+        return false
+    }
+
+    /// Ends the run after its last frame: waits for the loads still under way and sums it up.
+    func finish() -> RunResult {
+        let end = loop.end ?? MonotonicClock.now()
+        let frame = loop.frame
         finishOutstandingLoads()
         for id in requests.indices {
             requests[id].placeholder = tally.placeholder(of: requests[id], endFrame: frame, frameNanoseconds: frameNanoseconds)
         }
-        var summary = tally.summarize(requests, of: self, duration: end - start, usage: ResourceUsage.now() - usageBefore)
-        summary.partial = partial
+        var summary = tally.summarize(requests, of: self, duration: end - loop.start, usage: ResourceUsage.now() - loop.usageBefore)
+        summary.partial = loop.partial
         return RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)
     }
 
@@ -134,12 +175,12 @@ public final class ScrollRun {
     func display(_ id: Int, frame: Int, size: PixelSize, readyAt: UInt64? = nil) {
         let ready = readyAt.map { $0 - min($0, requests[id].requestedAt) } ?? 0
         requests[id].ready = ready
-        tally.distributions.ready.record(nanoseconds: ready)
+        tally.recordReady(nanoseconds: ready)
         let nanoseconds = UInt64(frame - requests[id].visibleFrame) * frameNanoseconds
         requests[id].outcome = .displayed
         requests[id].displayedSize = size
         requests[id].displayFrame = frame
         requests[id].latency = nanoseconds
-        tally.distributions.latency.record(nanoseconds: nanoseconds)
+        tally.recordLatency(nanoseconds: nanoseconds)
     }
 }

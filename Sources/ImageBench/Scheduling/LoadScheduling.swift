@@ -1,3 +1,5 @@
+import Foundation
+
 /// The work of one job, runnable from a thread or from a task. The pipeline's load of one image is
 /// the real one; tests use instrumented work.
 public protocol LoadWork: Sendable {
@@ -5,6 +7,19 @@ public protocol LoadWork: Sendable {
     func run()
     /// Runs in the calling task, suspending for the fetch where its transport allows.
     func runAsync() async
+    /// Starts the load and returns without waiting for it; `done` runs once it has finished
+    /// (on whatever thread finished it).
+    func start(then done: @escaping @Sendable () -> Void)
+}
+
+extension LoadWork {
+    /// Work with no callback form of its own runs on a Dispatch queue.
+    public func start(then done: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async {
+            run()
+            done()
+        }
+    }
 }
 
 /// One unit of work a strategy runs: the whole load of one image (fetch, decode, filter, cache,
@@ -25,6 +40,7 @@ public final class LoadJob: Sendable {
 
     public func run() { work.run() }
     public func runAsync() async { await work.runAsync() }
+    public func start(then done: @escaping @Sendable () -> Void) { work.start(then: done) }
 }
 
 public enum LoadPriority: Int, Sendable, Comparable {
@@ -62,6 +78,7 @@ public enum StrategyKind: String, Sendable, Codable, CaseIterable {
     case gcd
     case threads
     case async
+    case events
     case mainThread = "main-thread"
 
     /// The default comparison: the three classic answers.
@@ -74,6 +91,7 @@ public enum StrategyKind: String, Sendable, Codable, CaseIterable {
         case .gcd: GCDStrategy(width: concurrency)
         case .threads: ThreadPoolStrategy(threads: concurrency)
         case .async: AsyncStrategy(limit: concurrency)
+        case .events: EventStrategy(limit: concurrency)
         case .mainThread: MainThreadStrategy()
         }
     }

@@ -12,8 +12,9 @@ extension ChildProcessRuns {
             return table.dropFirst().filter { $0.count == table[0].count }.map { Dictionary(uniqueKeysWithValues: zip(table[0], $0)) }
         }
 
-        @Test("--clients 20 --no-decode: the server answered exactly the clients' network fetches; per-client rows add up")
-        func manyClients() async throws {
+        @Test("--clients 20 --no-decode: the server answered exactly the clients' network fetches; per-client rows add up",
+              arguments: [(StrategyKind.threads, TransportKind.blocking), (.events, .multi)])
+        func manyClients(strategy: StrategyKind, transport: TransportKind) async throws {
             let result = try await onOwnThread {
                 var settings = RunSettings()
                 settings.rows = 300
@@ -22,7 +23,8 @@ extension ChildProcessRuns {
                 settings.cancelPolicy = .none  // every load started reaches the server (no queued cancels)
                 settings.network = try NetworkProfile(parsing: "loopback")
                 settings.imageCount = 100
-                return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [.threads], concurrencies: [4])).results[0]
+                settings.transport = transport
+                return try Benchmark.run(BenchmarkPlan(settings: settings, strategies: [strategy], concurrencies: [4])).results[0]
             }
             let server = try #require(result.server)
             #expect(result.clients.count == 20 && Set(result.clients.map(\.client)) == Set(0..<20))
@@ -42,6 +44,18 @@ extension ChildProcessRuns {
                 result.requests.filter { $0.client == index }.prefix(60).map { "\($0.row)@\($0.visibleFrame)" }
             })
             #expect(timings.count == 20)
+            // One thread stepped them all and recorded the crowd's distributions at three digits:
+            // every user's every request is in them, and they are what merging the users' own
+            // three-digit histograms would give (built here from the records).
+            #expect(result.summary.placeholderCount == result.requests.count)
+            #expect(result.summary.placeholderCount == result.clients.reduce(0) { $0 + $1.summary.placeholderCount })
+            var latency = LatencyHistogram(), placeholder = LatencyHistogram()
+            for request in result.requests {
+                if let value = request.latency { latency.record(nanoseconds: value) }
+                placeholder.record(nanoseconds: request.placeholder ?? 0)
+            }
+            #expect(result.latency == latency && result.placeholder == placeholder)
+            #expect(result.summary.latencyP99Ms == latency.milliseconds(atPercentile: 99))
         }
 
         @Test("four shards as processes, merged, equal the unsharded run: requests, hits, bytes; p99 of the union of samples")

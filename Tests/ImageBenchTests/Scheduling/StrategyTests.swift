@@ -35,7 +35,7 @@ final class JobLedger: Sendable {
 
 @Suite("Strategies")
 struct StrategyTests {
-    static let background: [StrategyKind] = [.operationQueue, .gcd, .threads, .async]
+    static let background: [StrategyKind] = [.operationQueue, .gcd, .threads, .async, .events]
 
     @Test("never runs more jobs at once than its limit, and runs every job exactly once",
           arguments: background, [1, 3])

@@ -15,9 +15,13 @@ final class CurlEasy: @unchecked Sendable {
     /// The simulated user (`--clients`) it fetches for, sent as `X-Imgbench-Client` so the
     /// embedded server gives each user a link of its own; 0 sends nothing.
     let client: Int
+    /// False: bodies are counted as they arrive and not kept (`--no-decode` with no disk cache
+    /// fetches and discards; keeping them would cost a buffer and a copy per image for nothing).
+    let keepsBodies: Bool
 
-    init(limits: FetchLimits, client: Int = 0) {
+    init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true) {
         self.client = client
+        self.keepsBodies = keepsBodies
         CurlGlobal.initialize()
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         self.handle = handle
@@ -52,7 +56,8 @@ final class CurlEasy: @unchecked Sendable {
 
     /// Points the handle at `url` with a fresh transfer state.
     func prepare(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) {
-        let transfer = CurlTransfer(token: token, maxBytes: limits.maxBytes, expectedBytes: expectedBytes)
+        let transfer = CurlTransfer(token: token, maxBytes: limits.maxBytes, expectedBytes: keepsBodies ? expectedBytes : nil,
+                                    keepsBody: keepsBodies)
         self.transfer = transfer
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         ib_curl_easy_set_string(handle, CURLOPT_URL, url)
@@ -85,9 +90,9 @@ final class CurlEasy: @unchecked Sendable {
             // What the headers promised, when they came: the size a cancelled image would have cost.
             var announced: curl_off_t = -1
             ib_curl_easy_get_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
-            return .failure(.cancelled(received: transfer.body.count, announced: announced >= 0 ? Int(announced) : nil))
+            return .failure(.cancelled(received: transfer.received, announced: announced >= 0 ? Int(announced) : nil))
         }
-        let partial = PartialTransfer(bytes: transfer.body.count,
+        let partial = PartialTransfer(bytes: transfer.received,
                                       timeToFirstByte: transfer.firstByteAt.map { $0 - min($0, transfer.startedAt) })
         if transfer.stalled { return .failure(.timeout(partial)) }
         guard code == CURLE_OK else {
@@ -103,7 +108,7 @@ final class CurlEasy: @unchecked Sendable {
         var firstByte: curl_off_t = 0, total: curl_off_t = 0
         ib_curl_easy_get_offset(handle, CURLINFO_STARTTRANSFER_TIME_T, &firstByte)
         ib_curl_easy_get_offset(handle, CURLINFO_TOTAL_TIME_T, &total)
-        return .success(FetchResult(bytes: transfer.body, timeToFirstByte: UInt64(firstByte) * 1_000,
+        return .success(FetchResult(bytes: transfer.body, size: transfer.received, timeToFirstByte: UInt64(firstByte) * 1_000,
                                     transfer: UInt64(max(0, total - firstByte)) * 1_000))
     }
 }
@@ -113,7 +118,10 @@ final class CurlEasy: @unchecked Sendable {
 final class CurlTransfer {
     let token: LoadToken
     let maxBytes: Int
+    let keepsBody: Bool
     var body: [UInt8] = []
+    /// Body bytes arrived, kept or not.
+    var received = 0
     var tooLarge = false
     /// When the transfer began, its response's first byte came (nil: none did), and when it
     /// began or its last byte arrived.
@@ -125,9 +133,10 @@ final class CurlTransfer {
     /// and 100 Continue).
     var headersComplete = false
 
-    init(token: LoadToken, maxBytes: Int, expectedBytes: Int?) {
+    init(token: LoadToken, maxBytes: Int, expectedBytes: Int?, keepsBody: Bool = true) {
         self.token = token
         self.maxBytes = maxBytes
+        self.keepsBody = keepsBody
         if let expectedBytes { body.reserveCapacity(min(expectedBytes, maxBytes)) }
     }
 }
@@ -140,11 +149,12 @@ private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let length = size * count
     if transfer.token.isCancelled { return 0 }
-    if transfer.body.count + length > transfer.maxBytes {
+    if transfer.received + length > transfer.maxBytes {
         transfer.tooLarge = true
         return 0
     }
-    transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+    transfer.received += length
+    if transfer.keepsBody { transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
     transfer.lastActivity = MonotonicClock.now()
     return length
 }

@@ -3,13 +3,14 @@ import CShims
 import Foundation
 import Synchronization
 
-/// The non-blocking transport: one driver thread runs every transfer through a curl multi handle
-/// (`curl_multi_perform` / `curl_multi_poll`). Workers hand it requests and wait or suspend for
-/// the result; no worker thread sits in a socket read. A cancelled load's token wakes the driver
-/// (`curl_multi_wakeup`), which removes the transfer at once, even from a stalled connection.
+/// The non-blocking transport: a curl multi handle whose transfers a `CurlLoop` thread drives
+/// (its own, or one shared by every simulated user). Workers hand it requests and wait or suspend
+/// for the result; no worker thread sits in a socket read. A cancelled load's token wakes the
+/// loop, which removes the transfer at once, even from a stalled connection.
 ///
-/// `@unchecked Sendable`: `multi`, `active` and `spare` are touched only by the driver thread
-/// (and by `deinit` after it has exited); everything else is a lock, an atomic or immutable.
+/// `@unchecked Sendable`: `multi`, `active`, `spare` and `isShutDown` are touched only by the
+/// loop's thread (the multi is cleaned up there too); everything else is a lock, an atomic or
+/// immutable.
 public final class CurlMultiTransport: Transport, @unchecked Sendable {
     public let kind = TransportKind.multi
     public typealias Completion = @Sendable (Result<FetchResult, FetchError>) -> Void
@@ -22,29 +23,32 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         let completion: Completion
     }
 
-    private let multi: UnsafeMutableRawPointer
+    let multi: UnsafeMutableRawPointer
     private let limits: FetchLimits
+    private let loop: CurlLoop
+    private let ownsLoop: Bool
     private let incoming = Locked<[Request]>([])
+    private let needsService = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, completion: Completion)] = [:]
     private var spare: [CurlEasy] = []
+    private(set) var isShutDown = false
 
     private let client: Int
+    private let keepsBodies: Bool
 
-    public init(limits: FetchLimits, client: Int = 0) {
+    /// `loop`: the thread that drives it, shared with other users' transports; nil for one of its own.
+    public init(limits: FetchLimits, client: Int = 0, loop: CurlLoop? = nil, keepsBodies: Bool = true) {
         self.client = client
+        self.keepsBodies = keepsBodies
         CurlGlobal.initialize()
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
         self.limits = limits
-        let thread = Thread { [self] in drive() }
-        thread.name = "imgbench.curl-multi"
-        thread.start()
-    }
-
-    deinit {
-        curl_multi_cleanup(multi)
+        self.loop = loop ?? CurlLoop()
+        ownsLoop = loop == nil
+        self.loop.join(self)
     }
 
     /// Queues a transfer; `completion` runs on the driver thread.
@@ -55,8 +59,8 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         }
         incoming.withLockedValue { $0.append(Request(url: url, expectedBytes: expectedBytes, attempt: attempt, token: token,
                                                                    completion: completion)) }
-        token.onCancel { [weak self] in self?.wakeUp() }
-        wakeUp()
+        token.onCancel { [weak self] in self?.requestService() }
+        requestService()
     }
 
     public func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
@@ -84,44 +88,62 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         return try outcome.withLockedValue { $0! }.get()
     }
 
-    /// Aborts what is in flight and stops the driver thread.
+    /// Aborts what is in flight and leaves the loop (stopping it if it is this transport's own).
     public func shutdown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        wakeUp()
+        requestService()
         stopped.wait()
+        if ownsLoop { loop.stop() }
     }
 
-    private func wakeUp() {
-        curl_multi_wakeup(multi)
+    private func requestService() {
+        needsService.store(true, ordering: .sequentiallyConsistent)
+        loop.wakeUp()
     }
 
-    // MARK: - the driver thread
+    // MARK: - on the loop's thread
 
-    private func drive() {
-        var running: Int32 = 0
-        while true {
-            admitIncoming()
-            let stop = stopping.load(ordering: .acquiring)
-            let now = MonotonicClock.now()
-            for (handle, entry) in active where stop || entry.easy.transfer?.token.isCancelled == true || entry.easy.isStalled(now: now) {
-                complete(handle, entry, code: CURLE_ABORTED_BY_CALLBACK)
-            }
-            if stop {
-                admitIncoming()  // anything that raced in is refused below
-                for (handle, entry) in active { complete(handle, entry, code: CURLE_ABORTED_BY_CALLBACK) }
-                break
-            }
-            curl_multi_perform(multi, &running)
-            var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
-                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                      let entry = active[handle] else { continue }
-                complete(handle, entry, code: message.pointee.data.result)
-            }
-            // Sleeps until a socket is ready, curl's next timeout, or wakeUp(); at most 100 ms while
-            // transfers are under way (for their stall timeouts), else 1 s.
-            curl_multi_poll(multi, nil, 0, active.isEmpty ? 1_000 : CurlFetcher.tickMilliseconds, nil)
+    /// True once after `start`, a cancel or `shutdown` asked for the loop's attention.
+    func serviceRequested() -> Bool { needsService.exchange(false, ordering: .acquiringAndReleasing) }
+
+    /// The same, without taking the request.
+    var hasServiceRequest: Bool { needsService.load(ordering: .sequentiallyConsistent) }
+
+    var hasTransfers: Bool { !active.isEmpty }
+
+    /// Admits new transfers and removes cancelled ones; on shutdown, aborts everything.
+    func service() {
+        admitIncoming()
+        let stop = stopping.load(ordering: .acquiring)
+        for (handle, entry) in active where stop || entry.easy.transfer?.token.isCancelled == true {
+            complete(handle, entry, code: CURLE_ABORTED_BY_CALLBACK)
         }
+        if stop {
+            admitIncoming()  // anything that raced in is refused
+            isShutDown = true
+        }
+    }
+
+    func abortStalled(now: UInt64) {
+        for (handle, entry) in active where entry.easy.isStalled(now: now) {
+            complete(handle, entry, code: CURLE_ABORTED_BY_CALLBACK)
+        }
+    }
+
+    /// Reports the transfers curl has finished.
+    func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                  let entry = active[handle] else { continue }
+            complete(handle, entry, code: message.pointee.data.result)
+        }
+    }
+
+    /// The loop has let go of the multi: clean it up here, on its thread, and release `shutdown`.
+    func closedByLoop() {
+        spare.removeAll()
+        curl_multi_cleanup(multi)
         stopped.signal()
     }
 
@@ -139,7 +161,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
                 request.completion(.failure(.cancelled(received: 0)))
                 continue
             }
-            let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client)
+            let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies)
             easy.prepare(request.url, expectedBytes: request.expectedBytes, attempt: request.attempt, token: request.token)
             curl_multi_add_handle(multi, easy.handle)
             active[easy.handle] = (easy, request.completion)

@@ -61,11 +61,21 @@ public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// The bytes of one image and how long the network took to deliver them.
 public struct FetchResult: Sendable {
+    /// The body; empty when the transport was told to discard it (`--no-decode` with no disk cache).
     public var bytes: [UInt8]
+    /// The body's size in bytes, kept or not.
+    public var size: Int
     /// From the start of the request to the first byte of the response.
     public var timeToFirstByte: UInt64
     /// From the first byte to the last.
     public var transfer: UInt64
+
+    public init(bytes: [UInt8], size: Int? = nil, timeToFirstByte: UInt64, transfer: UInt64) {
+        self.bytes = bytes
+        self.size = size ?? bytes.count
+        self.timeToFirstByte = timeToFirstByte
+        self.transfer = transfer
+    }
 }
 
 /// Limits that protect a fetch from a server that stalls or sends too much.

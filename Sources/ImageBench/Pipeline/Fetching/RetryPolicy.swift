@@ -78,6 +78,18 @@ struct FetchAttempts {
         return false
     }
 
+    /// The same with no thread to wait on: `then` runs on a Dispatch queue after the backoff with
+    /// the attempts counted on, or with nil if the load was cancelled meanwhile.
+    func pauseEvented(then: @escaping @Sendable (FetchAttempts?) -> Void) {
+        let waited = self
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(policy.backoff(after: number)))) {
+            guard !waited.token.isCancelled else { return then(nil) }
+            var attempts = waited
+            _ = attempts.next()
+            then(attempts)
+        }
+    }
+
     private mutating func next() -> Bool {
         number += 1
         earlierBytes += lastFailureBytes

@@ -6,11 +6,13 @@ public enum TransportKind: String, Sendable, Codable, CaseIterable {
     /// suspend (Swift concurrency) for their result, and a cancel wakes the driver at once.
     case multi
 
-    /// A transport for one simulated user (`client`, 0 for a single user).
-    public func make(limits: FetchLimits, client: Int = 0) -> any Transport {
+    /// A transport for one simulated user (`client`, 0 for a single user); a multi transport is
+    /// driven by `loop` when given (one thread for every user), else by a thread of its own.
+    /// `keepsBodies` false: bodies are counted and discarded.
+    public func make(limits: FetchLimits, client: Int = 0, loop: CurlLoop? = nil, keepsBodies: Bool = true) -> any Transport {
         switch self {
-        case .blocking: BlockingTransport(limits: limits, client: client)
-        case .multi: CurlMultiTransport(limits: limits, client: client)
+        case .blocking: BlockingTransport(limits: limits, client: client, keepsBodies: keepsBodies)
+        case .multi: CurlMultiTransport(limits: limits, client: client, loop: loop, keepsBodies: keepsBodies)
         }
     }
 }
@@ -51,14 +53,16 @@ public final class BlockingTransport: Transport {
     private let limits: FetchLimits
 
     private let client: Int
+    private let keepsBodies: Bool
 
-    public init(limits: FetchLimits, client: Int = 0) {
+    public init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true) {
         self.limits = limits
         self.client = client
+        self.keepsBodies = keepsBodies
     }
 
     public func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
-        let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits, client: client)
+        let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits, client: client, keepsBodies: keepsBodies)
         defer { idle.withLockedValue { $0.append(fetcher) } }
         return try fetcher.fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
     }

@@ -45,10 +45,17 @@ func escape(_ text: String) -> String {
 /// for the smallest limit. What the other charts show (where requests were served from, the
 /// timeline's marks) has hues no strategy uses, so no colour means two things in one chart.
 struct SeriesColours {
-    static let strategies: [StrategyKind: RGB] = [
-        .operationQueue: RGB(0x1F77B4), .gcd: RGB(0xFF7F0E), .threads: RGB(0x2CA02C), .async: RGB(0x9467BD),
-        .mainThread: RGB(0x7F7F7F),
-    ]
+    /// A switch, not a table: a new strategy does not compile until it has a colour.
+    static func hue(_ kind: StrategyKind) -> RGB {
+        switch kind {
+        case .operationQueue: RGB(0x1F77B4)
+        case .gcd: RGB(0xFF7F0E)
+        case .threads: RGB(0x2CA02C)
+        case .async: RGB(0x9467BD)
+        case .events: RGB(0x00A087)
+        case .mainThread: RGB(0x7F7F7F)
+        }
+    }
     static let kinds: [String: RGB] = [
         "memory": RGB(0x17BECF), "disk": RGB(0xBCBD22), "network": RGB(0x8C564B), "merged": RGB(0xE377C2),
         "error": RGB(0xD62728), "placeholder": RGB(0xE7BA52), "displayed": RGB(0x393B79), "viewport": RGB(0x000000),
@@ -59,10 +66,10 @@ struct SeriesColours {
 
     init(limits: [Int]) { self.limits = Array(Set(limits)).sorted() }
 
-    func strategy(_ kind: StrategyKind) -> String { Self.strategies[kind]!.hex }
+    func strategy(_ kind: StrategyKind) -> String { Self.hue(kind).hex }
 
     func cell(_ kind: StrategyKind, _ limit: Int) -> String {
-        let base = Self.strategies[kind]!
+        let base = Self.hue(kind)
         guard limits.count > 1, let index = limits.firstIndex(of: limit) else { return base.hex }
         // From 35% darker to 45% lighter, evenly: shades of one hue stay told apart.
         let position = Double(index) / Double(limits.count - 1)

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("One network thread for many users")
+struct CurlLoopTests {
+    /// A user's fetch of one image through `transport`, by its thread.
+    static func fetch(_ transport: CurlMultiTransport, _ url: String) throws -> [UInt8] {
+        let token = LoadToken()
+        _ = token.begin()
+        return try transport.fetch(url, expectedBytes: nil, attempt: 1, token: token).bytes
+    }
+
+    @Test("users sharing a loop get their bytes, keep connections of their own, and leave it one by one")
+    func sharedLoop() async throws {
+        try await onOwnThread {
+            let corpus = ImageCorpus.generate(count: 6, seed: 4)
+            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 4)
+            defer { server.shutdown() }
+            let loop = CurlLoop()
+            let first = CurlMultiTransport(limits: FetchLimits(), client: 1, loop: loop)
+            let second = CurlMultiTransport(limits: FetchLimits(), client: 2, loop: loop)
+            // One after the other, so a shared connection pool would reuse one connection for both.
+            for image in corpus.images {
+                #expect(try Self.fetch(first, "\(server.baseURL)/\(image.path)") == image.bytes)
+                #expect(try Self.fetch(second, "\(server.baseURL)/\(image.path)") == image.bytes)
+            }
+            #expect(server.connectionCounts.open == 2, "each user's multi handle keeps its own connection")
+            #expect(server.counts.requests == 2 * corpus.images.count)
+            first.shutdown()
+            // The other user goes on after one has left the loop.
+            #expect(try Self.fetch(second, "\(server.baseURL)/\(corpus.images[0].path)") == corpus.images[0].bytes)
+            second.shutdown()
+            loop.stop()
+        }
+    }
+
+    @Test("many users' transfers at once through one loop, byte for byte; a cancel ends one user's transfer only")
+    func manyAtOnce() async throws {
+        // Threads, not tasks: other suites may hold the cooperative pool's two threads for seconds.
+        try await onOwnThread {
+            let corpus = ImageCorpus.generate(count: 8, seed: 6)
+            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile(parsing: "latency=5ms"), seed: 6)
+            defer { server.shutdown() }
+            let stalled = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile(parsing: "latency=20s"), seed: 6)
+            defer { stalled.shutdown() }
+            let loop = CurlLoop()
+            // No timeout of their own within the test: only the cancel may end the stalled transfer.
+            let limits = FetchLimits(timeoutMilliseconds: 120_000, stallMilliseconds: 120_000)
+            let users = (1...8).map { CurlMultiTransport(limits: limits, client: $0, loop: loop) }
+            defer {
+                for user in users { user.shutdown() }
+                loop.stop()
+            }
+            let cancelled = LoadToken()
+            _ = cancelled.begin()
+            let waiting = Locked<Result<FetchResult, FetchError>?>(nil)
+            let group = DispatchGroup()
+            group.enter()
+            Thread.detachNewThread {
+                let result = Result { () throws(FetchError) -> FetchResult in
+                    try users[0].fetch("\(stalled.baseURL)/\(corpus.images[0].path)", expectedBytes: nil, attempt: 1, token: cancelled)
+                }
+                waiting.withLockedValue { $0 = result }
+                group.leave()
+            }
+            let matched = Locked(0)
+            let fetches = DispatchGroup()
+            for user in users {
+                for image in corpus.images {
+                    fetches.enter()
+                    Thread.detachNewThread {
+                        if (try? Self.fetch(user, "\(server.baseURL)/\(image.path)")) == image.bytes { matched.withLockedValue { $0 += 1 } }
+                        fetches.leave()
+                    }
+                }
+            }
+            fetches.wait()
+            #expect(matched.withLockedValue { $0 } == 64)
+            #expect(waiting.withLockedValue { $0 } == nil, "the stalled transfer is still waiting")
+            #expect(cancelled.cancel() == .inFlight)
+            group.wait()
+            guard case .failure(.cancelled(0, _)) = waiting.withLockedValue({ $0 }) else {
+                Issue.record("the stalled transfer was not ended by its cancel: \(String(describing: waiting.withLockedValue { $0 }))")
+                return
+            }
+        }
+    }
+}
