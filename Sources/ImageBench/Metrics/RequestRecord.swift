@@ -22,36 +22,74 @@ public enum CancelKind: String, Sendable, Codable {
 }
 
 /// One visible row's need for one image: the unit every metric counts.
-public struct RequestRecord: Sendable, Codable {
-    public let id: Int
+///
+/// Stored compactly (a crowd of users holds one per request: 100 users × 1,000 rows is 100,000
+/// of them): counts and frame numbers in 32 bits, the optional times as sentinel values, so a
+/// record is about 190 bytes, not 280. The properties read and write as the plain types.
+public struct RequestRecord: Sendable {
+    private var storedID: Int32, storedClient: Int32 = 0, storedRow: Int32, storedImageID: Int32, storedVisibleFrame: Int32
+    private var storedDisplayFrame: Int32 = -1, storedLeftFrame: Int32 = -1
+    private var storedWidth: Int32 = -1, storedHeight: Int32 = -1
+    private var storedLatency = UInt64.max, storedPlaceholder = UInt64.max, storedReady = UInt64.max
+
+    public var id: Int { Int(storedID) }
     /// The simulated user (`--clients`), 0 for a single client.
-    public var client = 0
-    public let row: Int
-    public let imageID: Int
+    public var client: Int {
+        get { Int(storedClient) }
+        set { storedClient = Int32(clamping: newValue) }
+    }
+    public var row: Int { Int(storedRow) }
+    public var imageID: Int { Int(storedImageID) }
     public let url: String
     /// The frame in which the row became visible.
-    public let visibleFrame: Int
+    public var visibleFrame: Int { Int(storedVisibleFrame) }
     /// When its cellForRow ran (monotonic ns): where its load's queue wait starts.
     public let requestedAt: UInt64
     public var source: RequestSource
     public var outcome: RequestOutcome = .neverDisplayed
     /// The frame the image was displayed in, if it was.
-    public var displayFrame: Int?
+    public var displayFrame: Int? {
+        get { Self.frame(storedDisplayFrame) }
+        set { storedDisplayFrame = Self.frame(newValue) }
+    }
     /// Display latency in nanoseconds (frame times), if displayed.
-    public var latency: UInt64?
+    public var latency: UInt64? {
+        get { Self.time(storedLatency) }
+        set { storedLatency = newValue ?? .max }
+    }
     /// The frame the row left the screen in, if it did.
-    public var leftFrame: Int?
+    public var leftFrame: Int? {
+        get { Self.frame(storedLeftFrame) }
+        set { storedLeftFrame = Self.frame(newValue) }
+    }
     /// Placeholder time in nanoseconds (frame times): from the frame the row appeared to the one
     /// its image was shown in, or it left the screen in, or the run ended in. Set at the end of
     /// the run; every request has one (memory hits 0).
-    public var placeholder: UInt64?
+    public var placeholder: UInt64? {
+        get { Self.time(storedPlaceholder) }
+        set { storedPlaceholder = newValue ?? .max }
+    }
     /// Ready latency in nanoseconds, unquantised: from cellForRow to the image reaching the main
     /// loop (posted by its worker), for displayed requests (memory hits 0).
-    public var ready: UInt64?
+    public var ready: UInt64? {
+        get { Self.time(storedReady) }
+        set { storedReady = newValue ?? .max }
+    }
     /// The size of the bitmap displayed, if displayed.
-    public var displayedSize: PixelSize?
-    /// For the request that started a network load: the load's stages, bytes and cancellation.
-    public var stages: StageTimes?
+    public var displayedSize: PixelSize? {
+        get { storedWidth < 0 ? nil : PixelSize(width: Int(storedWidth), height: Int(storedHeight)) }
+        set {
+            storedWidth = newValue.map { Int32(clamping: $0.width) } ?? -1
+            storedHeight = newValue.map { Int32(clamping: $0.height) } ?? -1
+        }
+    }
+    /// For the request that started a network load: the load's stages (kept to the microsecond,
+    /// as requests.csv and the stage histograms have them), bytes and cancellation.
+    public var stages: StageTimes? {
+        get { storedStages.map(\.times) }
+        set { storedStages = newValue.map(MicrosecondStages.init) }
+    }
+    private var storedStages: MicrosecondStages?
     public var bytes: Int = 0
     public var decodeWarnings = 0
     public var cancel: CancelKind = .none
@@ -60,14 +98,36 @@ public struct RequestRecord: Sendable, Codable {
 
     public init(id: Int, row: Int, imageID: Int, url: String, visibleFrame: Int, requestedAt: UInt64,
                 source: RequestSource) {
-        self.id = id
-        self.row = row
-        self.imageID = imageID
+        storedID = Int32(clamping: id)
+        storedRow = Int32(clamping: row)
+        storedImageID = Int32(clamping: imageID)
         self.url = url
-        self.visibleFrame = visibleFrame
+        storedVisibleFrame = Int32(clamping: visibleFrame)
         self.requestedAt = requestedAt
         self.source = source
     }
+
+    /// Stage times in whole microseconds, each up to 71 minutes (longer is kept as that).
+    private struct MicrosecondStages: Sendable {
+        var queueWait, diskRead, timeToFirstByte, transfer, decode, filter, delivery: UInt32
+
+        init(_ times: StageTimes) {
+            func micro(_ nanoseconds: UInt64) -> UInt32 { UInt32(clamping: nanoseconds / 1_000) }
+            (queueWait, diskRead, timeToFirstByte) = (micro(times.queueWait), micro(times.diskRead), micro(times.timeToFirstByte))
+            (transfer, decode, filter, delivery) = (micro(times.transfer), micro(times.decode), micro(times.filter), micro(times.delivery))
+        }
+
+        var times: StageTimes {
+            var times = StageTimes(queueWait: UInt64(queueWait) * 1_000, diskRead: UInt64(diskRead) * 1_000)
+            (times.timeToFirstByte, times.transfer) = (UInt64(timeToFirstByte) * 1_000, UInt64(transfer) * 1_000)
+            (times.decode, times.filter, times.delivery) = (UInt64(decode) * 1_000, UInt64(filter) * 1_000, UInt64(delivery) * 1_000)
+            return times
+        }
+    }
+
+    private static func frame(_ stored: Int32) -> Int? { stored < 0 ? nil : Int(stored) }
+    private static func frame(_ value: Int?) -> Int32 { value.map { Int32(clamping: max(0, $0)) } ?? -1 }
+    private static func time(_ stored: UInt64) -> UInt64? { stored == .max ? nil : stored }
 }
 
 extension RequestRecord {

@@ -38,6 +38,11 @@ public struct StageHistograms: Sendable {
         byStage[6].record(nanoseconds: stages.delivery)
     }
 
+    /// Time to first byte alone (a crowd user's own copy: the rest is the crowd's).
+    mutating func recordTimeToFirstByte(nanoseconds: UInt64) {
+        byStage[2].record(nanoseconds: nanoseconds)
+    }
+
     public subscript(name: String) -> LatencyHistogram {
         Self.names.firstIndex(of: name).map { byStage[$0] } ?? LatencyHistogram()
     }

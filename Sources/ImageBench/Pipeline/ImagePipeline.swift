@@ -18,6 +18,8 @@ public struct ImagePipeline: Sendable {
     public let decodes: Bool
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
+    /// One pixel every `--no-decode` stand-in shares (no buffer per cached image).
+    private static let standInPixels: [UInt8] = [0, 0, 0, 0]
 
     public init(decoder: any ImageDecoding = ImageDecoder(), processor: any ImageProcessing,
                 memoryCache: any ImageCaching, diskCache: DiskCache? = nil,
@@ -235,7 +237,7 @@ public struct ImagePipeline: Sendable {
         let bytes = result.size
         guard !token.isCancelled else { return finish(.cancelled, bytes: bytes) }
         if !decodes {
-            var standIn = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: [0, 0, 0, 0])
+            var standIn = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: Self.standInPixels)
             standIn.standInCost = targetSize.pixelCount * 4
             memoryCache.insert(standIn, for: request.cacheKey)
             return finish(.image(standIn), bytes: bytes)

@@ -11,8 +11,10 @@ struct RunTally {
     static let overloadedShare = 0.05
 
     var distributions = RunDistributions()
-    /// In a crowd: the distributions reported for the whole crowd, at three digits, recorded
-    /// beside this user's own (then at two; see `Crowd`).
+    /// In a crowd: the distributions reported for the whole crowd, at three digits, recorded here
+    /// on the crowd's thread. The user then keeps only time to first byte (at two digits) live;
+    /// its own display latency, placeholder time and ready latency for clients.csv are rebuilt
+    /// from its request records at the end (`summarize`), exactly as live recording gives them.
     private(set) var crowd: CrowdDistributions?
 
     init(crowd: CrowdDistributions? = nil) {
@@ -21,19 +23,34 @@ struct RunTally {
     }
 
     mutating func recordLatency(nanoseconds: UInt64) {
-        distributions.latency.record(nanoseconds: nanoseconds)
-        crowd?.all.latency.record(nanoseconds: nanoseconds)
+        guard let crowd else { return distributions.latency.record(nanoseconds: nanoseconds) }
+        crowd.all.latency.record(nanoseconds: nanoseconds)
     }
 
     mutating func recordReady(nanoseconds: UInt64) {
-        distributions.ready.record(nanoseconds: nanoseconds)
-        crowd?.all.ready.record(nanoseconds: nanoseconds)
+        guard let crowd else { return distributions.ready.record(nanoseconds: nanoseconds) }
+        crowd.all.ready.record(nanoseconds: nanoseconds)
     }
 
     mutating func recordStages(_ stages: StageTimes, fromNetwork: Bool) {
-        distributions.stages.record(stages, fromNetwork: fromNetwork)
-        crowd?.all.stages.record(stages, fromNetwork: fromNetwork)
+        guard let crowd else { return distributions.stages.record(stages, fromNetwork: fromNetwork) }
+        crowd.all.stages.record(stages, fromNetwork: fromNetwork)
+        if fromNetwork { distributions.stages.recordTimeToFirstByte(nanoseconds: stages.timeToFirstByte) }
     }
+
+    /// A crowd user's own distributions for its summary: its records' times at three digits.
+    private func ownDistributions(_ requests: [RequestRecord]) -> RunDistributions {
+        guard crowd != nil else { return distributions }
+        var own = distributions
+        (own.latency, own.placeholder, own.ready) = (LatencyHistogram(), LatencyHistogram(), LatencyHistogram())
+        for request in requests {
+            if let latency = request.latency { own.latency.record(nanoseconds: latency) }
+            if let placeholder = request.placeholder { own.placeholder.record(nanoseconds: placeholder) }
+            if let ready = request.ready { own.ready.record(nanoseconds: ready) }
+        }
+        return own
+    }
+
     private var loopWakes = 0, lateWakes = 0
     /// Whether the frame under way began with a late wake.
     private var wokeLate = false
@@ -77,8 +94,10 @@ struct RunTally {
     /// for a transfer cancelled part-way, the bytes that came for nothing. During the run an
     /// image a cancelled load still produced does not count as loaded (it is loaded again if a
     /// row asks); at the end (`finalReport`) every image that arrived does.
-    mutating func settle(_ completion: LoadCompletion, imageID: Int, cancelled: Bool, finalReport: Bool = false) {
-        if let size = completion.bodySize { learnedBytes[imageID] = size }
+    /// `sizeKnown`: the source gave the image's size, so the response's need not be kept.
+    mutating func settle(_ completion: LoadCompletion, imageID: Int, cancelled: Bool, sizeKnown: Bool = false,
+                         finalReport: Bool = false) {
+        if !sizeKnown, let size = completion.bodySize { learnedBytes[imageID] = size }
         if case .image = completion.outcome, finalReport || !cancelled { completedImages.insert(imageID) }
         if cancelled {
             partialBytes[imageID, default: 0] += completion.bytesReceived
@@ -111,8 +130,7 @@ struct RunTally {
     mutating func placeholder(of request: RequestRecord, endFrame: Int, frameNanoseconds: UInt64) -> UInt64 {
         let until = request.displayFrame ?? request.leftFrame ?? max(endFrame, request.visibleFrame)
         let nanoseconds = UInt64(max(0, until - request.visibleFrame)) * frameNanoseconds
-        distributions.placeholder.record(nanoseconds: nanoseconds)
-        crowd?.all.placeholder.record(nanoseconds: nanoseconds)
+        if let crowd { crowd.all.placeholder.record(nanoseconds: nanoseconds) } else { distributions.placeholder.record(nanoseconds: nanoseconds) }
         return nanoseconds
     }
 
@@ -179,7 +197,7 @@ struct RunTally {
         summary.retries = retries
         summary.httpRequests = httpRequests
         summary.decodeWarnings = decodeWarnings
-        distributions.fill(&summary)
+        ownDistributions(requests).fill(&summary)
         summary.hostLateFrames = lateWakes
         summary.hostOverloaded = loopWakes > 0 && Double(lateWakes) > Double(loopWakes) * Self.overloadedShare
         summary.placeholderRatio = visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0

@@ -4,7 +4,8 @@ extension ScrollRun {
         for completion in inbox.takeAll() {
             tally.account(completion)
             guard let load = registry.finish(completion.loadID) else { continue }
-            tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled)
+            tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled,
+                         sizeKnown: workload.images[load.imageID].expectedBytes != nil)
             if load.cancelled {
                 if let origin = load.origin { attachStages(completion, to: origin, deliveredAt: now) }
                 restart(load)
@@ -62,7 +63,8 @@ extension ScrollRun {
         for completion in inbox.takeAll() {
             tally.account(completion)
             guard let load = registry[completion.loadID] else { continue }
-            tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled, finalReport: true)
+            tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled,
+                         sizeKnown: workload.images[load.imageID].expectedBytes != nil, finalReport: true)
         }
         registry.removeAll()
     }

@@ -32,7 +32,14 @@ extension ChildProcessRuns {
             #expect(server.requests == result.summary.httpRequests)
             #expect(result.summary.networkFetches == result.clients.reduce(0) { $0 + $1.summary.networkFetches })
             #expect(result.summary.requests == result.clients.reduce(0) { $0 + $1.summary.requests })
-            #expect(result.summary.requests == 20 * 300)  // every user saw every row
+            if result.summary.hostLateFrames == 0 {
+                #expect(result.summary.requests == 20 * 300)  // every user saw every row
+            } else {
+                // A starved host (other suites on two cores) woke the users' loop more than a frame
+                // late, and rows that flew by meanwhile were never on screen: fewer, never more.
+                #expect(result.summary.requests <= 20 * 300 && result.summary.requests > 20 * 300 * 9 / 10,
+                        "\(result.summary.requests) requests, \(result.summary.hostLateFrames) late frames")
+            }
             // --no-decode decodes nothing: every image was loaded, none decoded.
             #expect(result.summary.imagesDecoded == 0 && result.summary.imagesLoaded > 100 && result.summary.errors == 0)
             // Rates are the users' totals over the wall span, not a sum of each user's own rate.

@@ -11,6 +11,8 @@ final class CurlEasy: @unchecked Sendable {
     private(set) var transfer: CurlTransfer?
     /// The header list of a retry (`X-Imgbench-Attempt`), owned until the next request.
     private var headers: UnsafeMutablePointer<curl_slist>?
+    /// The attempt `headers` was built for (0: none yet).
+    private var headersAttempt = 0
 
     /// The simulated user (`--clients`) it fetches for, sent as `X-Imgbench-Client` so the
     /// embedded server gives each user a link of its own; 0 sends nothing.
@@ -19,7 +21,9 @@ final class CurlEasy: @unchecked Sendable {
     /// fetches and discards; keeping them would cost a buffer and a copy per image for nothing).
     let keepsBodies: Bool
 
-    init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true) {
+    /// `cancelsItself` false: the caller removes cancelled transfers itself (the multi transport's
+    /// loop does, at once), so curl need not call back on every progress step to ask.
+    init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true, cancelsItself: Bool = true) {
         self.client = client
         self.keepsBodies = keepsBodies
         CurlGlobal.initialize()
@@ -42,7 +46,7 @@ final class CurlEasy: @unchecked Sendable {
         // A Content-Length beyond --max-bytes fails before the body is read (the write callback
         // catches bodies without one).
         ib_curl_easy_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxBytes))
-        ib_curl_easy_set_long(handle, CURLOPT_NOPROGRESS, 0)
+        ib_curl_easy_set_long(handle, CURLOPT_NOPROGRESS, cancelsItself ? 0 : 1)
         ib_curl_easy_set_write_function(handle, curlWrite)
         ib_curl_easy_set_header_function(handle, curlHeader)
         ib_curl_easy_set_xferinfo_function(handle, curlProgress)
@@ -61,11 +65,15 @@ final class CurlEasy: @unchecked Sendable {
         self.transfer = transfer
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         ib_curl_easy_set_string(handle, CURLOPT_URL, url)
-        curl_slist_free_all(headers)
-        headers = nil
-        if attempt > 1 { headers = curl_slist_append(headers, "X-Imgbench-Attempt: \(attempt)") }
-        if client > 0 { headers = curl_slist_append(headers, "X-Imgbench-Client: \(client)") }
-        ib_curl_easy_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
+        // A first attempt's headers are the same every time: built once per handle.
+        if attempt > 1 || headersAttempt != 1 {
+            curl_slist_free_all(headers)
+            headers = nil
+            if attempt > 1 { headers = curl_slist_append(headers, "X-Imgbench-Attempt: \(attempt)") }
+            if client > 0 { headers = curl_slist_append(headers, "X-Imgbench-Client: \(client)") }
+            headersAttempt = attempt
+            ib_curl_easy_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
+        }
         ib_curl_easy_set_pointer(handle, CURLOPT_WRITEDATA, context)
         ib_curl_easy_set_pointer(handle, CURLOPT_HEADERDATA, context)
         ib_curl_easy_set_pointer(handle, CURLOPT_XFERINFODATA, context)
@@ -159,6 +167,8 @@ private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
     return length
 }
 
+private let statusLinePrefix = Array("HTTP/".utf8)
+
 // Each header line, the status line first; a blank line ends a response's headers.
 private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                         _ context: UnsafeMutableRawPointer?) -> Int {
@@ -166,7 +176,7 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
     guard let context else { return length }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let line = UnsafeRawBufferPointer(start: data, count: length)
-    if line.starts(with: Array("HTTP/".utf8)) { transfer.headersComplete = false }
+    if line.starts(with: statusLinePrefix) { transfer.headersComplete = false }
     if length <= 2 && line.allSatisfy({ $0 == 13 || $0 == 10 }) { transfer.headersComplete = true }
     transfer.lastActivity = MonotonicClock.now()
     if transfer.firstByteAt == nil { transfer.firstByteAt = transfer.lastActivity }

@@ -161,7 +161,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
                 request.completion(.failure(.cancelled(received: 0)))
                 continue
             }
-            let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies)
+            let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies, cancelsItself: false)
             easy.prepare(request.url, expectedBytes: request.expectedBytes, attempt: request.attempt, token: request.token)
             curl_multi_add_handle(multi, easy.handle)
             active[easy.handle] = (easy, request.completion)
