@@ -131,6 +131,7 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
 static int on_timer(CURLM *multi, long timeout_ms, void *userp) {
     (void)multi;
     ib_curl_callback_data *data = userp;
+    if (!data->slot->multi) return 0;  // detached: its cleanup may still set timers, never to run
     data->slot->deadline_ms = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
     return 0;
 }
@@ -176,6 +177,7 @@ int ib_curl_loop_run_once(ib_curl_loop *loop, int max_wait_ms, int *touched, int
     int64_t wait = max_wait_ms;
     for (int i = 0; i < loop->slot_count; i++) {
         int64_t deadline = loop->slots[i]->deadline_ms;
+        if (!loop->slots[i]->multi) continue;
         if (deadline >= 0 && deadline - now < wait) wait = deadline > now ? deadline - now : 0;
     }
     enum { batch = 64 };
@@ -196,7 +198,13 @@ int ib_curl_loop_run_once(ib_curl_loop *loop, int max_wait_ms, int *touched, int
         if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
         if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
         ib_curl_slot *slot = registered->slot;
-        if (registered->closed || !slot->multi) continue;
+        if (registered->closed) continue;
+        if (!slot->multi) {
+            // A socket of a detached multi that curl never removed: stop watching it (a readable
+            // one would wake every wait).
+            epoll_ctl(loop->epoll_fd, EPOLL_CTL_DEL, registered->fd, NULL);
+            continue;
+        }
         int running = 0;
         curl_multi_socket_action(slot->multi, registered->fd, mask, &running);
         touch(slot, touched, &count, capacity);

@@ -48,7 +48,7 @@ struct WorkloadFlags: ParsableArguments {
 
 /// The pipeline: strategies, caches and policies.
 struct StrategyFlags: ParsableArguments {
-    @Option(help: "Strategies, comma-separated, or all: \(StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")).", completion: .list(["all"] + StrategyKind.allCases.map(\.rawValue)))
+    @Option(help: "Strategies, comma-separated, or all: \(StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")) (events with --transport multi only).", completion: .list(["all"] + StrategyKind.allCases.map(\.rawValue)))
     var strategies = defaults.strategies
 
     @Option(parsing: .unconditional, help: "Concurrency limits, comma-separated (each is a matrix column) \(FlagRanges.help(FlagRanges.concurrency)).")

@@ -30,7 +30,9 @@ extension RunResult {
         if recorded == nil { for client in clients { distributions.add(client.distributions) } }
         var summary = RunSummary.combining(clients.map(\.summary))
         distributions.fill(&summary)
-        return RunResult(cell: clients[0].cell, summary: summary, requests: clients.flatMap(\.requests), distributions: distributions)
+        var combined = RunResult(cell: clients[0].cell, summary: summary, requests: clients.flatMap(\.requests), distributions: distributions)
+        for client in clients { combined.timeline.add(client.timeline) }
+        return combined
     }
 }
 

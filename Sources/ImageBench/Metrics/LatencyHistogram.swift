@@ -18,7 +18,9 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
 
     private static func empty(_ digits: SignificantDigits, upTo highest: UInt64) -> Histogram<UInt64> {
         var histogram = Histogram<UInt64>(highestTrackableValue: Swift.max(2, highest), numberOfSignificantValueDigits: digits)
-        histogram.autoResize = true  // never used: `makeRoom` grows it first
+        // A backstop: `makeRoom` grows it first, but decoding a histogram written without its
+        // extremes records into it value by value.
+        histogram.autoResize = true
         return histogram
     }
 

@@ -24,8 +24,9 @@ public enum CancelKind: String, Sendable, Codable {
 /// One visible row's need for one image: the unit every metric counts.
 ///
 /// Stored compactly (a crowd of users holds one per request: 100 users × 1,000 rows is 100,000
-/// of them): counts and frame numbers in 32 bits, the optional times as sentinel values, so a
-/// record is about 190 bytes, not 280. The properties read and write as the plain types.
+/// of them): counts and frame numbers in 32 bits, the optional times as sentinel values, the
+/// stage times in microseconds, so a record is 168 bytes, not 280. The properties read and write
+/// as the plain types.
 public struct RequestRecord: Sendable {
     private var storedID: Int32, storedClient: Int32 = 0, storedRow: Int32, storedImageID: Int32, storedVisibleFrame: Int32
     private var storedDisplayFrame: Int32 = -1, storedLeftFrame: Int32 = -1

@@ -85,7 +85,8 @@ public struct ImagePipeline: Sendable {
                             transport: any Transport, gauge: ConcurrencyGauge? = nil,
                             completion: @escaping @Sendable (Output?) -> Void) {
         guard let network = transport as? CurlMultiTransport else {
-            // No callbacks to wait on: block a Dispatch thread instead, as a GCD design does.
+            // No callbacks to wait on (a test's transport; plans refuse events without multi):
+            // block a Dispatch thread instead, as a GCD design does.
             DispatchQueue.global().async {
                 completion(load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
             }

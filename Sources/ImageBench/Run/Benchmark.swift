@@ -161,50 +161,6 @@ public enum Benchmark {
                     stop: stop, observer: observer)
     }
 
-    /// `--clients`: every simulated user of this process's slice runs the cell at once, each with
-    /// its own trace (the seed plus its index), viewport, memory cache, scheduler and connections,
-    /// all sharing the machine: stepped by one main-loop thread (`Crowd`) and, with the multi
-    /// transport, one network thread. Progress follows the first.
-    static func runClients(_ cell: RunCell, workload: Workload, settings: RunSettings, frames: Int? = nil, stop: StopRequest?,
-                           observer: (any BenchmarkObserver)?) -> RunResult {
-        let indices = Array(settings.clientIndices)
-        let network = settings.transport == .multi ? CurlLoop() : nil
-        defer { network?.stop() }
-        let shared = Crowd.canShareThread(cell.strategy)
-        let distributions = shared ? CrowdDistributions() : nil
-        let crowd = Crowd(runs: indices.map { client in
-            ScrollRun(workload: workload.forClient(client, settings: settings).prefix(frames: frames), settings: settings,
-                      cell: cell, transport: settings.transport.make(limits: settings.fetchLimits, client: client, loop: network,
-                                                                         keepsBodies: settings.decodes),
-                      stop: stop, client: client, crowd: distributions)
-        })
-        let progress: @Sendable (RunProgress) -> Void = { observer?.runProgress(cell, $0) }
-        let ordered = shared
-            ? crowd.run(frameNanoseconds: UInt64(1_000_000_000 / settings.fps), progress: progress)
-            : runOnOwnThreads(crowd.runs, progress: progress)
-        var combined = RunResult.combining(ordered, distributions: distributions?.all)
-        combined.clients = zip(indices, ordered).map { ($0, $1.summary) }
-        return combined
-    }
-
-    /// Each user on a thread of its own, for users whose main loop blocks while it loads.
-    private static func runOnOwnThreads(_ runs: [ScrollRun], progress: @escaping @Sendable (RunProgress) -> Void) -> [RunResult] {
-        let results = Locked<[Int: RunResult]>([:])
-        let group = DispatchGroup()
-        for (index, run) in runs.enumerated() {
-            group.enter()
-            // Handed over whole: from here only that thread touches it.
-            nonisolated(unsafe) let run = run
-            Thread.detachNewThread {
-                let result = run.run { if index == 0 { progress($0) } }
-                results.withLockedValue { $0[index] = result }
-                group.leave()
-            }
-        }
-        group.wait()
-        return results.withLockedValue { all in runs.indices.map { all[$0]! } }
-    }
-
     /// A source nothing answers at is a benchmark that cannot be done: fail in seconds, with the
     /// reason, rather than scroll a whole trace of connection errors. Any HTTP answer will do
     /// (one missing image is a measurement, not a dead source).

@@ -74,6 +74,8 @@ extension BenchmarkPlan {
         try R.check(s.rows, in: R.rows, "--rows")
         try R.check(s.fps, in: R.fps, "--fps")
         try check(!strategies.isEmpty, "--strategies needs at least one value")
+        try check(!strategies.contains(.events) || s.transport == .multi,
+                  "--strategies events needs --transport multi (it has no thread to block on a download)")
         try check(!concurrencies.isEmpty, "--concurrency needs at least one value")
         for limit in concurrencies { try R.check(limit, in: R.concurrency, "--concurrency") }
         try R.check(repeats, in: R.repeats, "--repeat")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `--clients`: the simulated users of one process, stepped by one main-loop thread. Each user
 /// keeps its own frame clock, trace, caches, scheduler and connections; only the thread that wakes
 /// at their vsyncs is shared, so a hundred users cost one timer wake-up per frame rather than a
@@ -17,7 +19,6 @@ struct Crowd {
     func run(frameNanoseconds: UInt64, progress: ((RunProgress) -> Void)?) -> [RunResult] {
         let start = MonotonicClock.now() + frameNanoseconds
         for run in runs { run.begin(at: start) }
-        var results = [RunResult?](repeating: nil, count: runs.count)
         var active = Array(runs.indices)
         var first = 0
         while !active.isEmpty {
@@ -31,12 +32,13 @@ struct Crowd {
                 let index = active[(first + turn) % active.count]
                 let run = runs[index]
                 guard run.nextVsync <= now, !run.step(progress: index == 0 ? progress : nil) else { continue }
-                results[index] = run.finish()
                 finished.insert(index)
             }
             if !finished.isEmpty { active.removeAll { finished.contains($0) } }
         }
-        return results.map { $0! }
+        // Only now: `finish` waits for a user's cancelled loads, which would hold up the others'
+        // frames. A user's clock stopped at its last frame (`step`), whenever this runs.
+        return runs.map { $0.finish() }
     }
 }
 
@@ -46,6 +48,56 @@ struct Crowd {
 /// users then hold a hundred small histograms, not eleven hundred large ones.
 public final class CrowdDistributions {
     var all = RunDistributions()
+    /// Time to first byte per second (the users' timelines keep the counts).
+    var timeline = Timeline()
 
     public init() {}
+}
+
+extension Benchmark {
+    /// `--clients`: every simulated user of this process's slice runs the cell at once, each with
+    /// its own trace (the seed plus its index), viewport, memory cache, scheduler and connections,
+    /// all sharing the machine: `events` users stepped by one main-loop thread (`Crowd`), the
+    /// others on one each; with the multi transport, one network thread for all. Progress
+    /// follows the first.
+    static func runClients(_ cell: RunCell, workload: Workload, settings: RunSettings, frames: Int? = nil, stop: StopRequest?,
+                           observer: (any BenchmarkObserver)?) -> RunResult {
+        let indices = Array(settings.clientIndices)
+        let network = settings.transport == .multi ? CurlLoop() : nil
+        defer { network?.stop() }
+        let shared = Crowd.canShareThread(cell.strategy)
+        let distributions = shared ? CrowdDistributions() : nil
+        let crowd = Crowd(runs: indices.map { client in
+            ScrollRun(workload: workload.forClient(client, settings: settings).prefix(frames: frames), settings: settings,
+                      cell: cell, transport: settings.transport.make(limits: settings.fetchLimits, client: client, loop: network,
+                                                                         keepsBodies: settings.decodes),
+                      stop: stop, client: client, crowd: distributions)
+        })
+        let progress: @Sendable (RunProgress) -> Void = { observer?.runProgress(cell, $0) }
+        let ordered = shared
+            ? crowd.run(frameNanoseconds: UInt64(1_000_000_000 / settings.fps), progress: progress)
+            : runOnOwnThreads(crowd.runs, progress: progress)
+        var combined = RunResult.combining(ordered, distributions: distributions?.all)
+        if let distributions { combined.timeline.add(distributions.timeline) }
+        combined.clients = zip(indices, ordered).map { ($0, $1.summary) }
+        return combined
+    }
+
+    /// Each user on a thread of its own, for users whose main loop blocks while it loads.
+    private static func runOnOwnThreads(_ runs: [ScrollRun], progress: @escaping @Sendable (RunProgress) -> Void) -> [RunResult] {
+        let results = Locked<[Int: RunResult]>([:])
+        let group = DispatchGroup()
+        for (index, run) in runs.enumerated() {
+            group.enter()
+            // Handed over whole: from here only that thread touches it.
+            nonisolated(unsafe) let run = run
+            Thread.detachNewThread {
+                let result = run.run { if index == 0 { progress($0) } }
+                results.withLockedValue { $0[index] = result }
+                group.leave()
+            }
+        }
+        group.wait()
+        return results.withLockedValue { all in runs.indices.map { all[$0]! } }
+    }
 }

@@ -91,7 +91,8 @@ public struct RunOptions: Sendable {
             guard let value = Int(text) else { throw PlanError("--concurrency: '\(text)' is not a whole number") }
             return try R.check(value, in: R.concurrency, "--concurrency")
         }
-        let kinds: [StrategyKind] = strategies == "all" ? StrategyKind.allCases
+        // `all`: every strategy the transport can run (`events` needs the multi transport).
+        let kinds: [StrategyKind] = strategies == "all" ? StrategyKind.allCases.filter { $0 != .events || settings.transport == .multi }
             : try Self.list(strategies, flag: "--strategies").map { text throws(PlanError) in try Self.parse(text, flag: "--strategies") }
         let plan = BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: repeats, warmups: warmup,
                                  warmupSeconds: warmupSeconds)

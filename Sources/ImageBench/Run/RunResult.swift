@@ -18,6 +18,8 @@ public struct RunResult: Sendable {
     public var server: ServerCounts?
     /// With `--clients`: each simulated user's own summary (this result combines them).
     public var clients: [(client: Int, summary: RunSummary)] = []
+    /// The run second by second (timeseries.csv); empty for results read back from files.
+    public var timeline = Timeline()
 
     public init(cell: RunCell, summary: RunSummary, requests: [RequestRecord], distributions: RunDistributions) {
         self.cell = cell

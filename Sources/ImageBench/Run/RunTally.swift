@@ -32,7 +32,21 @@ struct RunTally {
         crowd.all.ready.record(nanoseconds: nanoseconds)
     }
 
-    mutating func recordStages(_ stages: StageTimes, fromNetwork: Bool) {
+    /// The run's second by second; offsets from `origin`, the first vsync (monotonic ns).
+    var timeline = Timeline()
+    var origin: UInt64 = 0
+
+    /// A load that delivered its image at `finishedAt`: its stages, and its time to first byte
+    /// in the second it finished.
+    mutating func recordStages(_ stages: StageTimes, fromNetwork: Bool, finishedAt: UInt64) {
+        if fromNetwork {
+            let offset = finishedAt - min(finishedAt, origin)
+            if let crowd {
+                crowd.timeline.timeToFirstByte(stages.timeToFirstByte, at: offset)
+            } else {
+                timeline.timeToFirstByte(stages.timeToFirstByte, at: offset)
+            }
+        }
         guard let crowd else { return distributions.stages.record(stages, fromNetwork: fromNetwork) }
         crowd.all.stages.record(stages, fromNetwork: fromNetwork)
         if fromNetwork { distributions.stages.recordTimeToFirstByte(nanoseconds: stages.timeToFirstByte) }
@@ -76,6 +90,7 @@ struct RunTally {
 
     /// A worker's report, whatever became of its load.
     mutating func account(_ completion: LoadCompletion) {
+        timeline.completed(completion, at: completion.finishedAt - min(completion.finishedAt, origin))
         bytesDownloaded += completion.bytesReceived
         retries += completion.attempts - 1
         if completion.source == .network { httpRequests += completion.attempts }

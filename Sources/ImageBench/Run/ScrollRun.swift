@@ -82,6 +82,7 @@ public final class ScrollRun {
     func begin(at start: UInt64) {
         ResourceUsage.resetPeakResidentMemory()
         loop = LoopState(start: start, lastOffset: workload.trace.frames.first?.offset ?? 0, usageBefore: ResourceUsage.now())
+        tally.origin = start
     }
 
     /// The vsync the loop waits for next.
@@ -161,7 +162,10 @@ public final class ScrollRun {
         }
         var summary = tally.summarize(requests, of: self, duration: end - loop.start, usage: ResourceUsage.now() - loop.usageBefore)
         summary.partial = loop.partial
-        return RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)
+        var result = RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)
+        result.timeline = tally.timeline
+        result.timeline.finish(requests: requests, origin: loop.start, duration: end - loop.start)
+        return result
     }
 
     private func progressReport(frame: Int) -> RunProgress {

@@ -53,15 +53,33 @@ public final class EventStrategy: LoadScheduling {
         outstanding.waitUntilNone()
     }
 
-    private func launch(_ job: LoadJob) {
-        job.start { [self] in
-            let next = state.withLockedValue { state in
-                let next = state.next()
-                if next == nil { state.running -= 1 }
-                return next
+    /// Starts `first`, and the queued jobs after it as each finishes. A job that finishes inside
+    /// its own `start` (cancelled before it began, or refused by a transport shutting down) hands
+    /// its successor back to this loop instead of starting it from its completion: a queue of such
+    /// jobs would otherwise nest one call deeper each.
+    private func launch(_ first: LoadJob) {
+        var job: LoadJob? = first
+        while let current = job {
+            let call = Locked((starting: true, successor: nil as LoadJob?))
+            current.start { [self] in
+                let next = state.withLockedValue { state in
+                    let next = state.next()
+                    if next == nil { state.running -= 1 }
+                    return next
+                }
+                outstanding.done()
+                guard let next else { return }
+                let deferred = call.withLockedValue { call in
+                    guard call.starting else { return false }
+                    call.successor = next
+                    return true
+                }
+                if !deferred { launch(next) }
             }
-            outstanding.done()
-            if let next { launch(next) }
+            job = call.withLockedValue { call in
+                call.starting = false
+                return call.successor
+            }
         }
     }
 }

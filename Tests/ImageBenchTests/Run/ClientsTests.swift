@@ -63,6 +63,30 @@ extension ChildProcessRuns {
             }
             #expect(result.latency == latency && result.placeholder == placeholder)
             #expect(result.summary.latencyP99Ms == latency.milliseconds(atPercentile: 99))
+            // Second by second (timeseries.csv), the run adds up to its summary exactly: HTTP
+            // requests, rows' requests, bytes; the seconds' ttfb samples are the ttfb stage's.
+            let seconds = result.timeline.intervals
+            #expect(seconds.count >= 2 && seconds[0].activeUsers == 20)
+            #expect(seconds.reduce(0) { $0 + $1.httpRequests } == result.summary.httpRequests)
+            #expect(seconds.reduce(0) { $0 + $1.requests } == result.summary.requests)
+            #expect(seconds.reduce(0) { $0 + $1.bytes } == result.summary.bytesDownloaded)
+            #expect(seconds.reduce(0) { $0 + $1.ttfb.count } == result.stages["ttfb"].count)
+            let csv = CSVTable.parse(try TimeseriesCSV().render(BenchmarkResults(plan: BenchmarkPlan(settings: RunSettings(), strategies: [strategy],
+                                                                                                      concurrencies: [4]),
+                                                                                  results: [result], corpusImages: 0, corpusBytes: 0,
+                                                                                  serverURL: "", traceSeconds: 0, startedAt: Date(),
+                                                                                  environment: RunEnvironment.capture())))
+            let column = try #require(csv.first?.firstIndex(of: "http_requests"))
+            #expect(csv.dropFirst().filter { $0.count == csv[0].count }.reduce(0) { $0 + Int($1[column])! } == result.summary.httpRequests)
+            // Each user's own row is its own requests' distribution (rebuilt from its records in
+            // a crowd, recorded live otherwise: the same).
+            for (client, summary) in result.clients.prefix(3) {
+                var own = LatencyHistogram()
+                for request in result.requests where request.client == client {
+                    own.record(nanoseconds: request.placeholder ?? 0)
+                }
+                #expect(summary.placeholderP95Ms == own.milliseconds(atPercentile: 95) && summary.placeholderCount == own.count)
+            }
         }
 
         @Test("four shards as processes, merged, equal the unsharded run: requests, hits, bytes; p99 of the union of samples")

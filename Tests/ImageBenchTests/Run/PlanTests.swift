@@ -58,6 +58,11 @@ struct PlanTests {
         #expect(reason { $0.warmupSeconds = 61 } == "--warmup-seconds must be between 0 and 60 (got 61)")
         #expect(reason { $0.warmupSeconds = -1 } == "--warmup-seconds must be between 0 and 60 (got -1)")
         #expect(reason { $0.warmupSeconds = .nan }.hasPrefix("--warmup-seconds must be between 0 and 60"))
+        #expect(reason { $0.strategies = "events" }.hasPrefix("--strategies events needs --transport multi"))
+        #expect(reason { $0.strategies = "events"; $0.transport = "multi" } == "accepted")
+        // `all` is every strategy the transport can run.
+        #expect((try? { var o = RunOptions(); o.strategies = "all"; return try o.plan().strategies }()) == StrategyKind.allCases.filter { $0 != .events })
+        #expect((try? { var o = RunOptions(); o.strategies = "all"; o.transport = "multi"; return try o.plan().strategies }()) == StrategyKind.allCases)
         #expect(reason { _ in } == "accepted")
     }
 

@@ -10,6 +10,15 @@ struct InstrumentedWork: LoadWork {
     func runAsync() async { body() }
 }
 
+/// Work that only has a callback form: `start` hands its completion to `body`.
+struct CallbackWork: LoadWork {
+    let body: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    func run() {}
+    func runAsync() async {}
+    func start(then done: @escaping @Sendable () -> Void) { body(done) }
+}
+
 /// Records which jobs ran, how often, and how many ran at once.
 final class JobLedger: Sendable {
     let gauge = ConcurrencyGauge()
@@ -75,6 +84,28 @@ struct StrategyTests {
         release.signal()
         strategy.waitUntilIdle()
         #expect(ledger.counts == [0: 1, 2: 1])
+    }
+
+    @Test("events: jobs that finish inside their own start (cancelled before they began) do not nest the next one's start")
+    func eventsSynchronousCompletions() async throws {
+        try await onOwnThread {
+            let strategy = EventStrategy(limit: 1)
+            let held = Locked<(@Sendable () -> Void)?>(nil)
+            let ran = Locked(0)
+            strategy.submit(LoadJob(id: 0, work: CallbackWork { done in held.withLockedValue { $0 = done } }))
+            // Queued behind the held job; each finishes inside its start. Nested, 100,000 of them
+            // would overflow the stack of whichever thread finished the first.
+            for id in 1...100_000 {
+                strategy.submit(LoadJob(id: id, work: CallbackWork { done in
+                    ran.withLockedValue { $0 += 1 }
+                    done()
+                }))
+            }
+            let release = try #require(held.withLockedValue { $0 })
+            release()
+            strategy.waitUntilIdle()
+            #expect(ran.withLockedValue { $0 } == 100_000)
+        }
     }
 
     @Test("the main-thread control runs each job inside submit")

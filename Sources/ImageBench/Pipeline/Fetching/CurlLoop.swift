@@ -47,7 +47,8 @@ public final class CurlLoop: @unchecked Sendable {
         ib_curl_loop_wakeup(loop)
     }
 
-    /// Ends the thread once every member has shut down (their transfers aborted and reported).
+    /// Ends the thread once every member has shut down (their transfers aborted and reported);
+    /// members still in it are shut down by the loop.
     public func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakeUp()
@@ -66,9 +67,13 @@ public final class CurlLoop: @unchecked Sendable {
                 precondition(index == members.count, "the loop's slots and members are out of step")
                 members.append(transport)
             }
+            let stoppingNow = stopping.load(ordering: .acquiring)
             for index in members.indices {
                 guard let member = members[index] else { continue }
                 if member.serviceRequested() { member.service() }
+                // Stopped with members left (an owner that never shut its transport down): their
+                // transfers are aborted and reported rather than the loop waiting for ever.
+                if stoppingNow && !member.isShutDown { member.stopFromLoop() }
                 if member.isShutDown {
                     ib_curl_loop_detach(loop, Int32(index))
                     member.closedByLoop()
@@ -83,10 +88,13 @@ public final class CurlLoop: @unchecked Sendable {
             // members were looked at is served at once.
             awake.store(false, ordering: .sequentiallyConsistent)
             let missed = members.contains { $0?.hasServiceRequest == true } || joining.withLockedValue { !$0.isEmpty }
+                || stopping.load(ordering: .sequentiallyConsistent)
             // At most 100 ms while transfers are under way (their stall timeouts), else 1 s.
             let wait: Int32 = missed ? 0 : busy ? Int32(CurlFetcher.tickMilliseconds) : 1_000
             let count = ib_curl_loop_run_once(loop, wait, &touched, Int32(touched.count))
-            // Only a write after this is still unread when the loop next waits.
+            // Awake again: the completions below start loads without writing the eventfd (the next
+            // round serves them). Only a write after this is still unread when the loop next waits.
+            awake.store(true, ordering: .sequentiallyConsistent)
             wakeWritten.store(false, ordering: .sequentiallyConsistent)
             for position in 0..<max(0, Int(count)) { members[Int(touched[position])]?.collectFinished() }
             let now = MonotonicClock.now()

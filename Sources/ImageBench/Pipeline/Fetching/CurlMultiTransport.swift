@@ -27,7 +27,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
     private let limits: FetchLimits
     private let loop: CurlLoop
     private let ownsLoop: Bool
-    private let incoming = Locked<[Request]>([])
+    private let incoming = Locked<(requests: [Request], closed: Bool)>(([], false))
     private let needsService = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
@@ -51,14 +51,21 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         self.loop.join(self)
     }
 
-    /// Queues a transfer; `completion` runs on the driver thread.
+    /// Queues a transfer; `completion` runs on the loop's thread (or at once on the caller's, if
+    /// the transport is shut down).
     public func start(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken, completion: @escaping Completion) {
-        guard !stopping.load(ordering: .acquiring) else {
+        // Checked and queued under the lock the loop's last drain takes: a request either makes
+        // that drain (and is refused there) or sees the transport closed here; none is stranded.
+        let accepted = incoming.withLockedValue { queue in
+            guard !queue.closed else { return false }
+            queue.requests.append(Request(url: url, expectedBytes: expectedBytes, attempt: attempt, token: token,
+                                          completion: completion))
+            return true
+        }
+        guard accepted else {
             completion(.failure(.connection("transport shut down")))
             return
         }
-        incoming.withLockedValue { $0.append(Request(url: url, expectedBytes: expectedBytes, attempt: attempt, token: token,
-                                                                   completion: completion)) }
         token.onCancel { [weak self] in self?.requestService() }
         requestService()
     }
@@ -119,9 +126,16 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
             complete(handle, entry, code: CURLE_ABORTED_BY_CALLBACK)
         }
         if stop {
-            admitIncoming()  // anything that raced in is refused
+            admitIncoming(closing: true)  // anything that raced in is refused, and nothing more comes
             isShutDown = true
         }
+    }
+
+    /// The loop is stopping with this transport still in it: shut it down from the loop's side
+    /// (its owner's later `shutdown` then returns at once).
+    func stopFromLoop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        service()
     }
 
     func abortStalled(now: UInt64) {
@@ -147,10 +161,11 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         stopped.signal()
     }
 
-    private func admitIncoming() {
-        let requests = incoming.withLockedValue { pending in
-            defer { pending.removeAll() }
-            return pending
+    private func admitIncoming(closing: Bool = false) {
+        let requests = incoming.withLockedValue { queue in
+            defer { queue.requests.removeAll() }
+            if closing { queue.closed = true }
+            return queue.requests
         }
         for request in requests {
             if stopping.load(ordering: .acquiring) {

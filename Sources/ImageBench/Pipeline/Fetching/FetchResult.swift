@@ -61,7 +61,7 @@ public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// The bytes of one image and how long the network took to deliver them.
 public struct FetchResult: Sendable {
-    /// The body; empty when the transport was told to discard it (`--no-decode` with no disk cache).
+    /// The body; empty when the transport was told to discard it (`--no-decode`: nothing reads it).
     public var bytes: [UInt8]
     /// The body's size in bytes, kept or not.
     public var size: Int

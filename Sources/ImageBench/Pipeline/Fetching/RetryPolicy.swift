@@ -78,15 +78,25 @@ struct FetchAttempts {
         return false
     }
 
-    /// The same with no thread to wait on: `then` runs on a Dispatch queue after the backoff with
-    /// the attempts counted on, or with nil if the load was cancelled meanwhile.
+    /// The same with no thread to wait on: `then` runs once, after the backoff with the attempts
+    /// counted on, or with nil as soon as the load is cancelled (its slot and the run's end must
+    /// not wait out a backoff for nothing).
     func pauseEvented(then: @escaping @Sendable (FetchAttempts?) -> Void) {
         let waited = self
+        let answered = Locked(false)
+        let once: @Sendable (FetchAttempts?) -> Void = { attempts in
+            let first = answered.withLockedValue { done in
+                defer { done = true }
+                return !done
+            }
+            if first { then(attempts) }
+        }
+        token.onCancel { once(nil) }
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(policy.backoff(after: number)))) {
-            guard !waited.token.isCancelled else { return then(nil) }
+            guard !waited.token.isCancelled else { return once(nil) }
             var attempts = waited
             _ = attempts.next()
-            then(attempts)
+            once(attempts)
         }
     }
 

@@ -1,0 +1,80 @@
+import Histogram
+
+/// A run over time, as load tools show it: per second from the run's start, the requests rows
+/// made, the HTTP requests and bytes that completed, the loads that failed, the users still
+/// scrolling, and time to first byte within that second. timeseries.csv writes it; users add up
+/// by second (each user's seconds count from its own start, within a millisecond of the others').
+public struct Timeline: Sendable {
+    public static let intervalNanoseconds: UInt64 = 1_000_000_000
+
+    public struct Interval: Sendable {
+        /// Rows' requests made (cellForRow) in this second.
+        public var requests = 0
+        /// HTTP requests (attempts) whose loads completed in this second, and their body bytes.
+        public var httpRequests = 0
+        public var bytes = 0
+        /// Loads that failed in this second, whatever the class.
+        public var errors = 0
+        /// Users whose run covered some of this second.
+        public var activeUsers = 0
+        /// Time to first byte of the network loads that completed in this second. Two
+        /// significant digits (1%): a histogram a second, for every second of a long run.
+        public var ttfb = LatencyHistogram(significantDigits: .two)
+
+        mutating func add(_ other: Interval) {
+            requests += other.requests
+            httpRequests += other.httpRequests
+            bytes += other.bytes
+            errors += other.errors
+            activeUsers += other.activeUsers
+            ttfb.add(other.ttfb)
+        }
+    }
+
+    public private(set) var intervals: [Interval] = []
+
+    public init() {}
+
+    /// The interval `offset` nanoseconds after the run's start falls in, created on demand.
+    subscript(offset offset: UInt64) -> Interval {
+        get {
+            let index = Int(offset / Self.intervalNanoseconds)
+            return index < intervals.count ? intervals[index] : Interval()
+        }
+        set {
+            let index = Int(offset / Self.intervalNanoseconds)
+            while intervals.count <= index { intervals.append(Interval()) }
+            intervals[index] = newValue
+        }
+    }
+
+    /// A completed load, whatever became of it: its HTTP requests, bytes and failure.
+    mutating func completed(_ completion: LoadCompletion, at offset: UInt64) {
+        let index = Int(offset / Self.intervalNanoseconds)
+        while intervals.count <= index { intervals.append(Interval()) }
+        if completion.source == .network { intervals[index].httpRequests += completion.attempts }
+        intervals[index].bytes += completion.bytesReceived
+        if case .failed = completion.outcome { intervals[index].errors += 1 }
+    }
+
+    /// Time to first byte of a network load that delivered its image `offset` after the start
+    /// (the loads the ttfb stage histogram has).
+    mutating func timeToFirstByte(_ nanoseconds: UInt64, at offset: UInt64) {
+        self[offset: offset].ttfb.record(nanoseconds: nanoseconds)
+    }
+
+    /// The run's end: its requests by the second they were made, and the user active through
+    /// every second up to `duration`.
+    mutating func finish(requests: [RequestRecord], origin: UInt64, duration: UInt64) {
+        for request in requests { self[offset: request.requestedAt - min(request.requestedAt, origin)].requests += 1 }
+        let seconds = Int((duration + Self.intervalNanoseconds - 1) / Self.intervalNanoseconds)
+        while intervals.count < seconds { intervals.append(Interval()) }
+        for index in 0..<seconds { intervals[index].activeUsers += 1 }
+    }
+
+    /// Another run's timeline added second by second (users of one cell; a crowd's shared part).
+    public mutating func add(_ other: Timeline) {
+        while intervals.count < other.intervals.count { intervals.append(Interval()) }
+        for (index, interval) in other.intervals.enumerated() { intervals[index].add(interval) }
+    }
+}
