@@ -48,6 +48,11 @@ public struct HTMLReport: ReportWriter {
             + "the loop late for are counted apart (a run late on more than 5% of them is not ranked).</p>\n<div class=\"row\">\n"
         body += frameCharts(context) + "</div>\n"
         body += "<h2>Where requests were served from</h2>\n" + sourcesChart(context)
+        let load = loadCharts(context)
+        if !load.isEmpty {
+            body += "<h2>Load over time</h2>\n<p>The server's side, second by second from each cell's first run "
+                + "(timeseries.csv has every run): HTTP requests completed, and time to first byte within the second.</p>\n" + load
+        }
         if let first = results.results.first {
             body += "<h2>Scroll timeline: \(escape(first.cell.strategy.rawValue)) ×\(first.cell.concurrency) #\(first.cell.repetition)"
                 + (settings.clients > 1 ? ", user 0" : "") + "</h2>\n"

@@ -1,0 +1,42 @@
+/// The server's side over time (`Timeline`, as timeseries.csv): HTTP requests completed per
+/// second and time to first byte p99 per second, one line per cell (its first measured run:
+/// repeats are the same load again, and adding them would double its rate).
+extension HTMLReport {
+    func loadCharts(_ context: Context) -> String {
+        let firsts = context.runs.compactMap(\.first).filter { $0.timeline.intervals.count > 1 }
+        guard !firsts.isEmpty else { return "" }
+        let legend = firsts.map { run in
+            (name: "\(run.cell.strategy.rawValue) ×\(run.cell.concurrency)", colour: context.colour(run.cell.strategy.rawValue, run.cell.concurrency))
+        }
+        let rate = chart(firsts, legend: legend, label: "load-rate", title: "HTTP requests completed per second", unit: "") {
+            Double($0.httpRequests)
+        }
+        let ttfb = chart(firsts, legend: legend, label: "load-ttfb", title: "time to first byte p99 (ms), per second", unit: "") {
+            $0.ttfb.count > 0 ? $0.ttfb.milliseconds(atPercentile: 99) : nil
+        }
+        return "<div class=\"row\">\n" + rate + ttfb + "</div>\n"
+    }
+
+    /// One line per run over its seconds; a second with no value (no load finished) breaks nothing,
+    /// it is left out of the line.
+    private func chart(_ runs: [RunResult], legend: [(name: String, colour: String)], label: String, title: String, unit: String,
+                       value: (Timeline.Interval) -> Double?) -> String {
+        let seconds = runs.map(\.timeline.intervals.count).max() ?? 1
+        let highest = runs.flatMap { $0.timeline.intervals.compactMap(value) }.max() ?? 0
+        let (ticks, end) = RoundTicks.ticks(upTo: highest > 0 ? highest * 1.05 : 1, count: 4)
+        let (xTicks, xEnd) = RoundTicks.ticks(upTo: Double(max(1, seconds - 1)), count: 5, integers: true)
+        let frame = ChartFrame(width: 490, plotHeight: 200, x: 0...xEnd, y: 0...end, legend: legend)
+        let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
+        let xStep = xTicks.count > 1 ? xTicks[1] - xTicks[0] : 1
+        var svg = frame.axes(xTicks: xTicks.map { ($0, RoundTicks.label($0, step: xStep, unit: " s")) },
+                             yTicks: ticks.map { ($0, RoundTicks.label($0, step: step, unit: unit)) },
+                             xTitle: "seconds from the run's start", title: title)
+        for (run, entry) in zip(runs, legend) {
+            let points = run.timeline.intervals.enumerated().compactMap { second, interval in
+                value(interval).map { (frame.x(Double(second)), frame.y($0)) }
+            }
+            svg += ChartFrame.polyline(points, colour: entry.colour, series: entry.name, dots: points.count < 3)
+        }
+        return frame.svg(svg, label: label)
+    }
+}
