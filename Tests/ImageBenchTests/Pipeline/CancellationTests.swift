@@ -49,7 +49,8 @@ struct CancellationTests {
         let profile = try NetworkProfile(parsing: "latency=20s")
         let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: profile, seed: 9)
         defer { server.shutdown() }
-        let transport = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 60_000))
+        // No stall timeout within the test either: under a loaded suite the cancel may come seconds late.
+        let transport = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 60_000, stallMilliseconds: 60_000))
         defer { transport.shutdown() }
         let token = LoadToken()
         #expect(token.begin())
