@@ -35,23 +35,16 @@ public struct Timeline: Sendable {
 
     public init() {}
 
-    /// The interval `offset` nanoseconds after the run's start falls in, created on demand.
-    subscript(offset offset: UInt64) -> Interval {
-        get {
-            let index = Int(offset / Self.intervalNanoseconds)
-            return index < intervals.count ? intervals[index] : Interval()
-        }
-        set {
-            let index = Int(offset / Self.intervalNanoseconds)
-            while intervals.count <= index { intervals.append(Interval()) }
-            intervals[index] = newValue
-        }
+    /// The index of the second `offset` nanoseconds after the run's start, created on demand.
+    private mutating func second(at offset: UInt64) -> Int {
+        let index = Int(offset / Self.intervalNanoseconds)
+        while intervals.count <= index { intervals.append(Interval()) }
+        return index
     }
 
     /// A completed load, whatever became of it: its HTTP requests, bytes and failure.
     mutating func completed(_ completion: LoadCompletion, at offset: UInt64) {
-        let index = Int(offset / Self.intervalNanoseconds)
-        while intervals.count <= index { intervals.append(Interval()) }
+        let index = second(at: offset)
         if completion.source == .network { intervals[index].httpRequests += completion.attempts }
         intervals[index].bytes += completion.bytesReceived
         if case .failed = completion.outcome { intervals[index].errors += 1 }
@@ -60,16 +53,15 @@ public struct Timeline: Sendable {
     /// Time to first byte of a network load that delivered its image `offset` after the start
     /// (the loads the ttfb stage histogram has).
     mutating func timeToFirstByte(_ nanoseconds: UInt64, at offset: UInt64) {
-        self[offset: offset].ttfb.record(nanoseconds: nanoseconds)
+        intervals[second(at: offset)].ttfb.record(nanoseconds: nanoseconds)
     }
 
     /// The run's end: its requests by the second they were made, and the user active through
     /// every second up to `duration`.
     mutating func finish(requests: [RequestRecord], origin: UInt64, duration: UInt64) {
-        for request in requests { self[offset: request.requestedAt - min(request.requestedAt, origin)].requests += 1 }
-        let seconds = Int((duration + Self.intervalNanoseconds - 1) / Self.intervalNanoseconds)
-        while intervals.count < seconds { intervals.append(Interval()) }
-        for index in 0..<seconds { intervals[index].activeUsers += 1 }
+        for request in requests { intervals[second(at: request.requestedAt - min(request.requestedAt, origin))].requests += 1 }
+        guard duration > 0 else { return }
+        for index in 0...second(at: duration - 1) { intervals[index].activeUsers += 1 }
     }
 
     /// Another run's timeline added second by second (users of one cell; a crowd's shared part).

@@ -92,13 +92,10 @@ public struct ImagePipeline: Sendable {
             }
             return
         }
-        let touchesDisk = diskCache != nil
-        guard !touchesDisk else {
-            DispatchQueue.global().async { beginEvented(request, id: id, token: token, submittedAt: submittedAt,
-                                                         network: network, gauge: gauge, completion: completion) }
-            return
-        }
-        beginEvented(request, id: id, token: token, submittedAt: submittedAt, network: network, gauge: gauge, completion: completion)
+        let begin: @Sendable () -> Void = { beginEvented(request, id: id, token: token, submittedAt: submittedAt, network: network, gauge: gauge,
+                                                      completion: completion) }
+        // A disk cache is read before the fetch: disk work goes to a queue, never the main loop.
+        if diskCache != nil { DispatchQueue.global().async(execute: begin) } else { begin() }
     }
 
     private func beginEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
