@@ -133,7 +133,16 @@ struct NetworkFlags: ParsableArguments {
 /// Load: many users, many machines.
 struct LoadFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: "Simulated users in this process, each with its own trace (seed + index), viewport and memory cache \(FlagRanges.help(FlagRanges.clients)).")
-    var clients = defaults.clients
+    var clients: Int?
+
+    @Option(help: "Closed model: the --clients users scroll session after session for this long, e.g. 30s, 2m (0.1 s to 24 h).")
+    var duration: String?
+
+    @Option(help: "Closed model, ramping: the number of users scrolling follows straight lines to each stage's target, e.g. 30s:100,2m:100,30s:0 (sets the users and the duration).")
+    var stages: String?
+
+    @Option(name: .customLong("arrival-rate"), help: "Open model: a new user arrives at this rate for --duration and scrolls one session, however slow the server, e.g. 5/s, 300/m.")
+    var arrivalRate: String?
 
     @Option(help: "Run only the I-th of N slices of the clients, e.g. 2/4 (join the shards with imgbench merge).")
     var shard: String?
@@ -142,7 +151,11 @@ struct LoadFlags: ParsableArguments {
     var noDecode = false
 
     func apply(to options: inout RunOptions) {
-        options.clients = clients
+        options.clients = clients ?? defaults.clients
+        options.clientsGiven = clients != nil
+        options.duration = duration
+        options.stages = stages
+        options.arrivalRate = arrivalRate
         options.shard = shard
         options.decodes = !noDecode
     }

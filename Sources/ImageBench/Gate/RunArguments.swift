@@ -22,9 +22,14 @@ public struct RunArguments: Sendable, Equatable {
             ("--timeout", Format.compact(Double(s.fetchLimits.timeoutMilliseconds) / 1000)),
             ("--stall-timeout", String(s.fetchLimits.stallMilliseconds / 1000)), ("--retries", String(s.retry.retries)),
             ("--max-pixels", String(s.decodeLimits.maxPixels)), ("--max-bytes", String(s.fetchLimits.maxBytes)),
-            ("--clients", String(s.clients)),
         ]
         var words: [String] = options.flatMap { [$0.flag, $0.value] }
+        // `--stages` and `--arrival-rate` bring their own users and refuse a --clients.
+        switch s.load {
+        case nil, .duration: words += ["--clients", String(s.clients)]
+        case .stages, .arrivalRate: break
+        }
+        words += s.load?.flags ?? []
         words.append(s.coalesce ? "--coalesce" : "--no-coalesce")
         switch s.source {
         case .embedded:

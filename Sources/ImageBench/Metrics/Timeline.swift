@@ -57,11 +57,12 @@ public struct Timeline: Sendable {
     }
 
     /// The run's end: its requests by the second they were made, and the user active through
-    /// every second up to `duration`.
-    mutating func finish(requests: [RequestRecord], origin: UInt64, duration: UInt64) {
+    /// every second from its `start` to its `end` (monotonic ns; seconds count from `origin`).
+    mutating func finish(requests: [RequestRecord], origin: UInt64, from start: UInt64, to end: UInt64) {
         for request in requests { intervals[second(at: request.requestedAt - min(request.requestedAt, origin))].requests += 1 }
-        guard duration > 0 else { return }
-        for index in 0...second(at: duration - 1) { intervals[index].activeUsers += 1 }
+        let (first, last) = (start - min(start, origin), end - min(end, origin))
+        guard last > first else { return }
+        for index in second(at: first)...second(at: last - 1) { intervals[index].activeUsers += 1 }
     }
 
     /// Another run's timeline added second by second (users of one cell; a crowd's shared part).

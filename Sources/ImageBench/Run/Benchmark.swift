@@ -140,7 +140,7 @@ public enum Benchmark {
     /// slice at once. `frames` cuts each user's trace short (the warm-up).
     static func runCell(_ cell: RunCell, workload: Workload, settings: RunSettings, diskCache: DiskCache? = nil,
                         frames: Int? = nil, stop: StopRequest?, observer: (any BenchmarkObserver)?) -> RunResult {
-        if settings.clients == 1 {
+        if settings.clients == 1 && settings.load == nil {
             let run = ScrollRun(workload: workload.prefix(frames: frames), settings: settings, cell: cell, diskCache: diskCache, stop: stop)
             return run.run { progress in observer?.runProgress(cell, progress) }
         }
@@ -156,6 +156,12 @@ public enum Benchmark {
                        observer: (any BenchmarkObserver)?) {
         var short = settings
         short.settleSeconds = 0
+        // A load model's users come and go over minutes; what warms the process is some of them
+        // scrolling at once (no more than a hundred, at least one per shard).
+        if short.load != nil {
+            short.load = nil
+            short.clients = max(min(short.clients, 100), short.shard?.count ?? 1)
+        }
         let warmCell = RunCell(strategy: cell.strategy, concurrency: cell.concurrency, repetition: 0)
         _ = runCell(warmCell, workload: workload, settings: short, frames: Int(seconds * Double(settings.fps)),
                     stop: stop, observer: observer)

@@ -93,7 +93,20 @@ extension BenchmarkPlan {
         if let images = s.imageCount {
             try R.check(images, in: s.source == .embedded ? R.embeddedImages : R.images, "--images")
         }
-        try R.check(s.clients, in: R.clients, "--clients")
+        if case .arrivalRate(let rate, let seconds) = s.load {
+            try R.check(rate, in: R.arrivalRate, "--arrival-rate")
+            try R.check(seconds, in: R.loadSeconds, "--duration")
+            try check(s.clients == s.load?.users(clients: s.clients),
+                      "--arrival-rate \(FlagRanges.text(rate))/s for \(FlagRanges.text(seconds)) s brings \(s.load!.users(clients: 0)) users, not \(s.clients)")
+            try R.check(s.clients, in: R.sessions, "--arrival-rate × --duration (users in all)")
+        } else {
+            try R.check(s.clients, in: R.clients, "--clients")
+        }
+        if case .duration(let seconds) = s.load { try R.check(seconds, in: R.loadSeconds, "--duration") }
+        if case .stages(let stages) = s.load {
+            try R.check(stages.reduce(0) { $0 + $1.seconds }, in: R.loadSeconds, "--stages (in all)")
+            try check(s.clients == s.load?.users(clients: s.clients), "--stages: the largest target is the number of users (got \(s.clients))")
+        }
         try check(s.clients == 1 || s.diskCacheDirectory == nil,
                   "--disk-cache with --clients: each simulated user would need a cache of its own (not supported)")
         if let shard = s.shard {

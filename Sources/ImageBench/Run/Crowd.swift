@@ -13,24 +13,39 @@ struct Crowd {
     /// it loads.
     static func canShareThread(_ strategy: StrategyKind) -> Bool { strategy == .events }
 
-    let runs: [ScrollRun]
+    /// Every user of the cell, made when its time comes (`starts`, monotonic ns).
+    let starts: [UInt64]
+    let makeRun: (Int) -> ScrollRun
 
     /// Runs every user to its end; results in the users' order. `progress` follows the first.
-    func run(frameNanoseconds: UInt64, progress: ((RunProgress) -> Void)?) -> [RunResult] {
-        let start = MonotonicClock.now() + frameNanoseconds
-        for run in runs { run.begin(at: start) }
-        var active = Array(runs.indices)
+    /// `origin`: the cell's first vsync, where its time series counts from.
+    func run(origin: UInt64, frameNanoseconds: UInt64, progress: ((RunProgress) -> Void)?) -> [RunResult] {
+        var runs: [ScrollRun?] = Array(repeating: nil, count: starts.count)
+        // Users in the order they arrive; `next` is the first not yet made.
+        let arrivals = starts.indices.sorted { starts[$0] < starts[$1] }
+        var next = 0
+        var active: [Int] = []
         var first = 0
-        while !active.isEmpty {
-            MonotonicClock.sleep(until: active.lazy.map { runs[$0].nextVsync }.min()!)
+        while next < arrivals.count || !active.isEmpty {
+            var wake = active.lazy.map { runs[$0]!.nextVsync }.min() ?? .max
+            if next < arrivals.count { wake = min(wake, starts[arrivals[next]]) }
+            MonotonicClock.sleep(until: wake)
             let now = MonotonicClock.now()
+            while next < arrivals.count && starts[arrivals[next]] <= now {
+                let index = arrivals[next]
+                let run = makeRun(index)
+                run.begin(at: starts[index], origin: origin)
+                runs[index] = run
+                active.append(index)
+                next += 1
+            }
             // Each frame starts with the next user: the users stepped last wake latest, and turning
             // the order shares that wait among all of them rather than making the last ones late.
-            first = (first + 1) % active.count
+            first = active.isEmpty ? 0 : (first + 1) % active.count
             var finished = Set<Int>()
             for turn in 0..<active.count {
                 let index = active[(first + turn) % active.count]
-                let run = runs[index]
+                let run = runs[index]!
                 guard run.nextVsync <= now, !run.step(progress: index == 0 ? progress : nil) else { continue }
                 finished.insert(index)
             }
@@ -38,7 +53,7 @@ struct Crowd {
         }
         // Only now: `finish` waits for a user's cancelled loads, which would hold up the others'
         // frames. A user's clock stopped at its last frame (`step`), whenever this runs.
-        return runs.map { $0.finish() }
+        return runs.map { $0!.finish() }
     }
 }
 
@@ -67,37 +82,59 @@ extension Benchmark {
         defer { network?.stop() }
         let shared = Crowd.canShareThread(cell.strategy)
         let distributions = shared ? CrowdDistributions() : nil
-        let crowd = Crowd(runs: indices.map { client in
-            ScrollRun(workload: workload.forClient(client, settings: settings).prefix(frames: frames), settings: settings,
-                      cell: cell, transport: settings.transport.make(limits: settings.fetchLimits, client: client, loop: network,
-                                                                         keepsBodies: settings.decodes),
-                      stop: stop, client: client, crowd: distributions)
-        })
+        let frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
+        let origin = MonotonicClock.now() + frameNanoseconds
+        let windows = settings.load?.windows(clients: settings.clients)
+        let offsets = indices.map { client in windows.map { UInt64($0[client].start * 1e9) } ?? 0 }
+        let makeRun = { (slot: Int) -> ScrollRun in
+            let client = indices[slot]
+            let run = ScrollRun(workload: workload.forClient(client, settings: settings).prefix(frames: frames), settings: settings,
+                                cell: cell, transport: settings.transport.make(limits: settings.fetchLimits, client: client, loop: network,
+                                                                               keepsBodies: settings.decodes),
+                                stop: stop, client: client, crowd: distributions)
+            if let window = windows?[client] {
+                run.window = (window.end.isFinite ? origin + UInt64(window.end * 1e9) : nil, window.loops)
+            }
+            return run
+        }
+        let crowd = Crowd(starts: offsets.map { origin + $0 }, makeRun: makeRun)
+        let usageBefore = ResourceUsage.now()
         let progress: @Sendable (RunProgress) -> Void = { observer?.runProgress(cell, $0) }
         let ordered = shared
-            ? crowd.run(frameNanoseconds: UInt64(1_000_000_000 / settings.fps), progress: progress)
-            : runOnOwnThreads(crowd.runs, progress: progress)
+            ? crowd.run(origin: origin, frameNanoseconds: frameNanoseconds, progress: progress)
+            : runOnOwnThreads(crowd, origin: origin, progress: progress)
         var combined = RunResult.combining(ordered, distributions: distributions?.all)
         if let distributions { combined.timeline.add(distributions.timeline) }
         combined.clients = zip(indices, ordered).map { ($0, $1.summary) }
+        if settings.load != nil {
+            // Users came and went: the cell lasted from its start to the last user's end, and the
+            // process's CPU over all of it is the cell's.
+            combined.summary.durationS = zip(offsets, ordered).map { Double($0) / 1e9 + $1.summary.durationS }.max() ?? 0
+            let usage = ResourceUsage.now() - usageBefore
+            (combined.summary.cpuUserS, combined.summary.cpuSysS) = (usage.userSeconds, usage.systemSeconds)
+        }
         return combined
     }
 
-    /// Each user on a thread of its own, for users whose main loop blocks while it loads.
-    private static func runOnOwnThreads(_ runs: [ScrollRun], progress: @escaping @Sendable (RunProgress) -> Void) -> [RunResult] {
+    /// Each user on a thread of its own, for users whose main loop blocks while it loads; a
+    /// thread starts when its user's time comes.
+    private static func runOnOwnThreads(_ crowd: Crowd, origin: UInt64, progress: @escaping @Sendable (RunProgress) -> Void) -> [RunResult] {
         let results = Locked<[Int: RunResult]>([:])
         let group = DispatchGroup()
-        for (index, run) in runs.enumerated() {
+        for index in crowd.starts.indices.sorted(by: { crowd.starts[$0] < crowd.starts[$1] }) {
+            MonotonicClock.sleep(until: crowd.starts[index])
             group.enter()
             // Handed over whole: from here only that thread touches it.
-            nonisolated(unsafe) let run = run
+            nonisolated(unsafe) let run = crowd.makeRun(index)
+            let start = crowd.starts[index]
             Thread.detachNewThread {
-                let result = run.run { if index == 0 { progress($0) } }
+                run.begin(at: start, origin: origin)
+                let result = run.runBegun { if index == 0 { progress($0) } }
                 results.withLockedValue { $0[index] = result }
                 group.leave()
             }
         }
         group.wait()
-        return results.withLockedValue { all in runs.indices.map { all[$0]! } }
+        return results.withLockedValue { all in crowd.starts.indices.map { all[$0]! } }
     }
 }

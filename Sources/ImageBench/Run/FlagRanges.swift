@@ -25,6 +25,12 @@ public enum FlagRanges {
     /// Simulated users in one process, each a thread with its own memory cache and trace; more
     /// go to other processes (`--shard`).
     public static let clients = 1...1_000
+    /// `--duration` and `--stages`: up to a day.
+    public static let loadSeconds = 0.1...86_400
+    /// `--arrival-rate`, users a second; with `--duration` at most `sessions` users in all (each
+    /// keeps its request records to the end).
+    public static let arrivalRate = 0.001...1_000
+    public static let sessions = 1...10_000
     /// `imgbench serve`: seconds a connection may idle or take over a request, and open connections at most.
     public static let requestTimeout = 0.1...3_600
     public static let maxConnections = 1...1_000_000

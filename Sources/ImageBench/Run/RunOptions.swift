@@ -35,6 +35,11 @@ public struct RunOptions: Sendable {
     public var maxPixels = DecodeLimits().maxPixels
     public var maxBytes = FetchLimits().maxBytes
     public var clients = 1
+    /// Whether `--clients` was given (`--stages` and `--arrival-rate` bring their own users).
+    public var clientsGiven = false
+    public var duration: String?
+    public var stages: String?
+    public var arrivalRate: String?
     public var shard: String?
     public var decodes = true
     public var inject: String?
@@ -84,6 +89,10 @@ public struct RunOptions: Sendable {
         settings.imageCount = images
         if let feed { settings.feed = try Self.parse(feed, flag: "--feed") }
         settings.clients = clients
+        if let load = try loadModel() {
+            settings.load = load
+            settings.clients = load.users(clients: clients)
+        }
         settings.decodes = decodes
         settings.shard = try shard.map { text throws(PlanError) in try ClientShard(parsing: text) }
 
@@ -98,6 +107,28 @@ public struct RunOptions: Sendable {
                                  warmupSeconds: warmupSeconds)
         try plan.validate()
         return plan
+    }
+
+    /// `--duration`, `--stages`, `--arrival-rate` as one model, or the first conflict among them.
+    private func loadModel() throws(PlanError) -> LoadModel? {
+        let seconds = try duration.map { text throws(PlanError) in try LoadModel.seconds(parsing: text, flag: "--duration") }
+        if let arrivalRate {
+            guard stages == nil else { throw PlanError("--arrival-rate and --stages are two load models: choose one") }
+            guard let seconds else { throw PlanError("--arrival-rate needs --duration: how long users keep arriving") }
+            guard !clientsGiven else { throw PlanError("--arrival-rate brings its own users (rate × duration): drop --clients") }
+            let model = LoadModel.arrivalRate(perSecond: try LoadModel.rate(parsing: arrivalRate), seconds: seconds)
+            try FlagRanges.check(model.users(clients: 0), in: FlagRanges.sessions, "--arrival-rate × --duration (users in all)")
+            return model
+        }
+        if let stages {
+            guard !clientsGiven else { throw PlanError("--stages sets the number of users (its largest target): drop --clients") }
+            let model = LoadModel.stages(try LoadModel.stages(parsing: stages))
+            if let seconds, abs(seconds - model.seconds) > 1e-6 {
+                throw PlanError("--duration \(FlagRanges.text(seconds)) s and --stages (\(FlagRanges.text(model.seconds)) s in all) disagree: the stages set the duration")
+            }
+            return model
+        }
+        return seconds.map { .duration(seconds: $0) }
     }
 
     private static func list(_ text: String, flag: String) throws(PlanError) -> [String] {

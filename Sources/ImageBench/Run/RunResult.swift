@@ -11,7 +11,7 @@ public struct RunProgress: Sendable {
 /// Everything one run measured.
 public struct RunResult: Sendable {
     public let cell: RunCell
-    public let summary: RunSummary
+    public internal(set) var summary: RunSummary
     public let requests: [RequestRecord]
     public let distributions: RunDistributions
     /// What the embedded server saw during this run: the ground truth for faults it injected.

@@ -44,6 +44,10 @@ public struct RunSettings: Sendable, Equatable, Codable {
     /// Simulated users in this process, each with its own trace, viewport and memory cache
     /// (`--clients`).
     public var clients = 1
+    /// Who scrolls when (`--duration`, `--stages`, `--arrival-rate`); nil: each of `clients`
+    /// users scrolls its trace once. With `stages` or `arrivalRate`, `clients` is every user the
+    /// model brings (`LoadModel.users`).
+    public var load: LoadModel?
     /// The slice of the clients this process runs (`--shard I/N`); nil runs them all.
     public var shard: ClientShard?
     /// `--no-decode`: fetch and discard, for load generation (the transports do not even keep the

@@ -169,7 +169,7 @@ struct RunTally {
     func summarize(_ requests: [RequestRecord], of run: ScrollRun, duration: UInt64, usage: ResourceUsage) -> RunSummary {
         func count(_ source: RequestSource) -> Int { requests.count { $0.source == source } }
         let seconds = Double(duration) / 1e9
-        let scrollSeconds = run.workload.trace.duration
+        let scrollSeconds = run.scrollSeconds
         let costPerPixel = decodedPixels > 0 ? Double(decodeFilterNanoseconds) / Double(decodedPixels) : 0
         // Net savings: only images that were cancelled and never loaded later in the run count.
         var bytesSaved = 0, savedPixels = 0

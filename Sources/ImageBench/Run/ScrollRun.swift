@@ -6,7 +6,8 @@ import Foundation
 /// loop's state is owned by the thread that calls `run()`; workers reach it only through the
 /// delivery inbox.
 public final class ScrollRun {
-    let workload: Workload
+    /// The feed and the trace of the session under way (a looping user gets a new trace for each).
+    private(set) var workload: Workload
     let settings: RunSettings
     let cell: RunCell
     let memoryCache: MemoryCache
@@ -62,15 +63,26 @@ public final class ScrollRun {
     struct LoopState {
         var start: UInt64 = 0, frame = 0, shown = 0..<0, lastOffset = 0.0, downward = true
         var lastProgress: UInt64 = 0, partial = false
+        /// The session under way (`--duration`, `--stages`): its number, the frame its trace began
+        /// at, and the seconds the sessions before it scrolled.
+        var session = 0, sessionStart = 0, earlierScrollSeconds = 0.0
         /// When the last frame was done (the run's end, whenever `finish` is called).
         var end: UInt64?
         var usageBefore = ResourceUsage(userSeconds: 0, systemSeconds: 0)
     }
     var loop = LoopState()
+    /// This user's time under a load model: sessions loop until `deadline` (monotonic ns), which
+    /// cuts the one under way; nil: one session, to its end.
+    var window: (deadline: UInt64?, loops: Bool) = (nil, false)
 
     /// Runs the whole trace on the calling thread: a main loop that sleeps until each vsync.
     public func run(progress: ((RunProgress) -> Void)? = nil) -> RunResult {
         begin(at: MonotonicClock.now() + frameNanoseconds)
+        return runBegun(progress: progress)
+    }
+
+    /// The main loop of a run whose clock `begin` started.
+    func runBegun(progress: ((RunProgress) -> Void)?) -> RunResult {
         while true {
             MonotonicClock.sleep(until: nextVsync)
             if !step(progress: progress) { break }
@@ -78,11 +90,27 @@ public final class ScrollRun {
         return finish()
     }
 
-    /// Starts the clock: the first frame's vsync is `start`.
-    func begin(at start: UInt64) {
+    /// Starts the clock: the first frame's vsync is `start`. `origin`: where the cell's seconds
+    /// count from in the time series (users of a load model start at their own times).
+    func begin(at start: UInt64, origin: UInt64? = nil) {
         ResourceUsage.resetPeakResidentMemory()
         loop = LoopState(start: start, lastOffset: workload.trace.frames.first?.offset ?? 0, usageBefore: ResourceUsage.now())
-        tally.origin = start
+        tally.origin = origin ?? start
+    }
+
+    /// The seconds this user scrolled: whole sessions, and the part of the last one it reached.
+    var scrollSeconds: Double {
+        let last = workload.trace.duration
+        guard loop.session > 0 || window.deadline != nil else { return last }
+        return loop.earlierScrollSeconds + min(last, Double(loop.frame - loop.sessionStart) / Double(settings.fps))
+    }
+
+    /// A looping user's trace is over: the next session starts at `frame` on a trace of its own.
+    private func nextSession(at frame: Int) {
+        loop.earlierScrollSeconds += workload.trace.duration
+        loop.session += 1
+        loop.sessionStart = frame
+        workload = workload.session(loop.session, ofClient: client, settings: settings)
     }
 
     /// The vsync the loop waits for next.
@@ -90,7 +118,6 @@ public final class ScrollRun {
 
     /// One frame of the main loop, woken at (or after) `nextVsync`; false when the run is over.
     func step(progress: ((RunProgress) -> Void)? = nil) -> Bool {
-        let trace = workload.trace.frames
         let settleFrames = Int(settings.settleSeconds * Double(settings.fps))
         let (start, vsync) = (loop.start, nextVsync)
         var frame = loop.frame
@@ -99,6 +126,7 @@ public final class ScrollRun {
             return ended()
         }
         var workStart = MonotonicClock.now()
+        if let deadline = window.deadline, workStart >= deadline { return ended() }  // the user's time is up
         // How late the host woke the loop: its fault, not the app's (the app's own overrun
         // already moved `frame` past its work, so this wait was for a vsync still ahead).
         tally.woke(late: workStart - min(workStart, vsync), frameNanoseconds: frameNanoseconds)
@@ -110,8 +138,10 @@ public final class ScrollRun {
             workStart = MonotonicClock.now()
         }
         loop.frame = frame
-        let scrolling = frame < trace.count
-        let position = trace[min(frame, trace.count - 1)]
+        if window.loops && frame - loop.sessionStart >= workload.trace.frames.count { nextSession(at: frame) }
+        let trace = workload.trace.frames, index = frame - loop.sessionStart
+        let scrolling = index < trace.count
+        let position = trace[min(index, trace.count - 1)]
         let moving = position.dragging || position.offset != loop.lastOffset
         if position.offset != loop.lastOffset { loop.downward = position.offset > loop.lastOffset }
         loop.lastOffset = position.offset
@@ -140,7 +170,7 @@ public final class ScrollRun {
             progress(progressReport(frame: frame))
         }
         // Settled: nothing on screen is waiting and no load is still under way (or out of time).
-        if !scrolling && ((placeholders == 0 && registry.isEmpty) || frame >= trace.count + settleFrames) { return ended() }
+        if !scrolling && ((placeholders == 0 && registry.isEmpty) || index >= trace.count + settleFrames) { return ended() }
         loop.frame = next
         return true
     }
@@ -164,7 +194,7 @@ public final class ScrollRun {
         summary.partial = loop.partial
         var result = RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)
         result.timeline = tally.timeline
-        result.timeline.finish(requests: requests, origin: loop.start, duration: end - loop.start)
+        result.timeline.finish(requests: requests, origin: tally.origin, from: loop.start, to: end)
         return result
     }
 

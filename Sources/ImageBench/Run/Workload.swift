@@ -45,6 +45,15 @@ public struct Workload: Sendable {
         return Workload(feed: feed, images: images, viewport: viewport, trace: trace)
     }
 
+    /// Session `number` (0: the first) of user `client` that loops (`--duration`, `--stages`): a
+    /// trace of its own for each, distinct from every other user's.
+    public func session(_ number: Int, ofClient client: Int, settings: RunSettings) -> Workload {
+        guard number > 0 else { return forClient(client, settings: settings) }
+        let seed = settings.seed &+ UInt64(client) &+ UInt64(number) &* 1_000_003
+        let trace = ScrollTrace.generate(profile: settings.scroll, viewport: viewport, fps: settings.fps, seed: seed)
+        return Workload(feed: feed, images: images, viewport: viewport, trace: trace)
+    }
+
     /// The same workload on the first `frames` frames of the trace (nil: all of it).
     public func prefix(frames: Int?) -> Workload {
         guard let frames, frames < trace.frames.count else { return self }
