@@ -1,7 +1,7 @@
 /// Where decoded images are kept for instant display.
 public protocol ImageCaching: Sendable {
-    func image(for key: String) -> DecodedImage?
-    func insert(_ image: DecodedImage, for key: String)
+    func image(for key: CacheKey) -> DecodedImage?
+    func insert(_ image: DecodedImage, for key: CacheKey)
 }
 
 /// A thread-safe LRU cache limited by total cost (decoded bytes), like NSCache with a
@@ -24,13 +24,13 @@ public final class MemoryCache: ImageCaching {
         state = Locked(LRUList())
     }
 
-    public func image(for key: String) -> DecodedImage? {
+    public func image(for key: CacheKey) -> DecodedImage? {
         state.withLockedValue { list in
             list.touch(key)
         }
     }
 
-    public func insert(_ image: DecodedImage, for key: String) {
+    public func insert(_ image: DecodedImage, for key: CacheKey) {
         guard Double(image.cost) <= Double(costLimit) * entryCostLimit else { return }
         state.withLockedValue { list in
             list.insert(image, for: key)
@@ -47,14 +47,14 @@ public final class MemoryCache: ImageCaching {
 /// insert and eviction without allocating a node object per entry.
 private struct LRUList {
     struct Node {
-        var key: String
+        var key: CacheKey
         var image: DecodedImage?
         var previous: Int
         var next: Int
     }
 
     private var nodes: [Node] = []
-    private var slots: [String: Int] = [:]
+    private var slots: [CacheKey: Int] = [:]
     private var free: [Int] = []
     private var head = -1  // most recently used
     private var tail = -1  // least recently used
@@ -63,14 +63,14 @@ private struct LRUList {
 
     var count: Int { slots.count }
 
-    mutating func touch(_ key: String) -> DecodedImage? {
+    mutating func touch(_ key: CacheKey) -> DecodedImage? {
         guard let slot = slots[key] else { return nil }
         unlink(slot)
         pushFront(slot)
         return nodes[slot].image
     }
 
-    mutating func insert(_ image: DecodedImage, for key: String) {
+    mutating func insert(_ image: DecodedImage, for key: CacheKey) {
         if let slot = slots[key] {
             totalCost += image.cost - (nodes[slot].image?.cost ?? 0)
             nodes[slot].image = image

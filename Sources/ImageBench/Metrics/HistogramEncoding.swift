@@ -119,6 +119,13 @@ enum HistogramEncoding {
             throw DecodeError(description: "a normalized or truncated HdrHistogram payload")
         }
         let digits = Int(readBigEndian(plain, at: 12, bytes: 4))
+        // Kept at the precision it was written with (a time series' two digits stay two, so it
+        // adds to the histograms of the shards it is merged with).
+        if let written = SignificantDigits(rawValue: Int8(clamping: digits)), written != histogram.numberOfSignificantValueDigits {
+            let autoResize = histogram.autoResize
+            histogram = Histogram(highestTrackableValue: histogram.highestTrackableValue, numberOfSignificantValueDigits: written)
+            histogram.autoResize = autoResize
+        }
         let layout = Layout(lowest: readBigEndian(plain, at: 16, bytes: 8), significantDigits: digits)
         var offset = 40, index = 0
         while offset < 40 + payloadLength {

@@ -139,7 +139,9 @@ extension RequestRecord {
               let image = row["image"].flatMap(Int.init), let visible = row["visible_frame"].flatMap(Int.init),
               let source = row["source"].flatMap(RequestSource.init(rawValue:)),
               let outcome = row["outcome"].flatMap(RequestOutcome.init(rawValue:)) else { return nil }
-        self.init(id: id, row: tableRow, imageID: image, url: row["url"] ?? "", visibleFrame: visible, requestedAt: 0, source: source)
+        // When it was asked for, from the cell's start (files of imgbench 0.2 and earlier: 0).
+        let requested = row["requested_ms"].flatMap(Double.init).map { UInt64(max(0, $0 * 1e6).rounded()) } ?? 0
+        self.init(id: id, row: tableRow, imageID: image, url: row["url"] ?? "", visibleFrame: visible, requestedAt: requested, source: source)
         client = row["client"].flatMap(Int.init) ?? 0
         self.outcome = outcome
         displayFrame = row["display_frame"].flatMap(Int.init)

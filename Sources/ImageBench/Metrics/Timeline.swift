@@ -7,7 +7,7 @@ import Histogram
 public struct Timeline: Sendable {
     public static let intervalNanoseconds: UInt64 = 1_000_000_000
 
-    public struct Interval: Sendable {
+    public struct Interval: Sendable, Codable, Equatable {
         /// Rows' requests made (cellForRow) in this second.
         public var requests = 0
         /// HTTP requests (attempts) whose loads completed in this second, and their body bytes.
@@ -34,6 +34,9 @@ public struct Timeline: Sendable {
     public private(set) var intervals: [Interval] = []
 
     public init() {}
+
+    /// A timeline read back from histograms.json (`imgbench merge`, `imgbench report`).
+    public init(intervals: [Interval]) { self.intervals = intervals }
 
     /// The index of the second `offset` nanoseconds after the run's start, created on demand.
     private mutating func second(at offset: UInt64) -> Int {

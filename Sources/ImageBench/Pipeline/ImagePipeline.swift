@@ -185,7 +185,7 @@ public struct ImagePipeline: Sendable {
 
     private func fromDisk(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                           started: UInt64, fullSize: Bool = false) -> Output? {
-        guard let diskCache, let bytes = diskCache.data(for: request.cacheKey) else { return nil }
+        guard let diskCache, let bytes = diskCache.data(for: request.cacheKey.text) else { return nil }
         let read = MonotonicClock.now()
         return process(.success(FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)), source: .disk,
                        request: request, id: id, token: token,

@@ -61,13 +61,13 @@ public struct LoadCompletion: Sendable {
 public struct LoadRequest: Sendable {
     public let url: String
     /// The memory and disk cache key.
-    public let cacheKey: String
+    public let cacheKey: CacheKey
     /// The body size if known in advance (the corpus), for savings accounting.
     public let expectedBytes: Int?
 
-    public init(url: String, cacheKey: String? = nil, expectedBytes: Int?) {
+    public init(url: String, cacheKey: CacheKey? = nil, expectedBytes: Int?) {
         self.url = url
-        self.cacheKey = cacheKey ?? url
+        self.cacheKey = cacheKey ?? CacheKey(url)
         self.expectedBytes = expectedBytes
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 
 /// `histograms.json`: every run's display-latency and stage histograms, whole (HdrHistogram's
 /// Codable form), so `imgbench merge` can join shards exactly: merged percentiles are those of
-/// the union of the samples, never an average of percentiles.
+/// the union of the samples, never an average of percentiles. Each run's seconds
+/// (timeseries.csv's counts and time-to-first-byte histograms) are kept too, so shards' time
+/// series add up second by second.
 public struct HistogramsJSON: ReportWriter {
     public let fileName = "histograms.json"
 
@@ -17,6 +19,8 @@ public struct HistogramsJSON: ReportWriter {
         /// Absent in files of imgbench 0.1.
         public var placeholder: LatencyHistogram?
         public var ready: LatencyHistogram?
+        /// Absent in files of imgbench 0.2 and earlier.
+        public var seconds: [Timeline.Interval]?
 
         /// The run's distributions as written (empty where an older file has none).
         public var distributions: RunDistributions {
@@ -32,7 +36,8 @@ public struct HistogramsJSON: ReportWriter {
     public func render(_ results: BenchmarkResults) throws -> String {
         let runs = results.results.map { result in
             Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
-                latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready)
+                latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
+                seconds: result.timeline.intervals)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

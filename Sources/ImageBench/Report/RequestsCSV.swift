@@ -1,13 +1,14 @@
 import Foundation
 
-/// `requests.csv`: one row per request with its row, URL, source, outcome, latency, and for the
-/// request that started a network load, that load's stage times and bytes.
+/// `requests.csv`: one row per request with its row, URL, source, outcome, when it was asked for
+/// (`requested_ms`, from the cell's start: the clock timeseries.csv's seconds count on), latency,
+/// and for the request that started a network load, that load's stage times and bytes.
 public struct RequestsCSV: ReportWriter {
     public let fileName = "requests.csv"
 
     public static let header = [
         "strategy", "concurrency", "repeat", "client", "request", "row", "image", "url", "source", "outcome",
-        "visible_frame", "display_frame", "latency_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
+        "visible_frame", "requested_ms", "display_frame", "latency_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
         "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error",
     ]
@@ -25,6 +26,7 @@ public struct RequestsCSV: ReportWriter {
                 table.append(cell + [
                     String(request.client), String(request.id), String(request.row), String(request.imageID), request.url,
                     request.source.rawValue, request.outcome.rawValue, String(request.visibleFrame),
+                    exact(request.requestedAt - min(request.requestedAt, result.origin)),
                     request.displayFrame.map(String.init) ?? "",
                     // Latency to the nanosecond, so its samples can be re-histogrammed exactly.
                     exact(request.latency),

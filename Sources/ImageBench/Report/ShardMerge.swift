@@ -20,6 +20,7 @@ public enum ShardMerge {
         let expected = plan.settings.clients
         var clientRows: [String: [(client: Int, summary: RunSummary)]] = [:]
         var histograms: [String: RunDistributions] = [:]
+        var timelines: [String: Timeline] = [:]
         var seenClients: [Int: String] = [:]
         var cellOrder: [String] = []
         var requests = ""
@@ -57,6 +58,8 @@ public enum ShardMerge {
             for run in runs {
                 let key = Self.key(run.strategy, run.concurrency, run.repetition)
                 histograms[key, default: RunDistributions()].add(run.distributions)
+                // Each shard's seconds count from its own start: shards started together add up.
+                timelines[key, default: Timeline()].add(Timeline(intervals: run.seconds ?? []))
             }
             let text = (try? String(contentsOf: url.appendingPathComponent("requests.csv"), encoding: .utf8)) ?? ""
             requests += requests.isEmpty ? text : String(text.drop { $0 != "\n" }.dropFirst())
@@ -86,6 +89,7 @@ public enum ShardMerge {
             var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition),
                                    summary: summary, requests: records[key] ?? [], distributions: distributions)
             result.clients = clients.count > 1 ? clients : []
+            result.timeline = timelines[key] ?? Timeline()
             results.append(result)
         }
         let first = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directories[0])

@@ -17,10 +17,12 @@ struct Crowd {
     let starts: [UInt64]
     let makeRun: (Int) -> ScrollRun
 
-    /// Runs every user to its end; results in the users' order. `progress` follows the first.
-    /// `origin`: the cell's first vsync, where its time series counts from.
-    func run(origin: UInt64, frameNanoseconds: UInt64, progress: ((RunProgress) -> Void)?) -> [RunResult] {
+    /// Runs every user to its end; results in the users' order, and the process's CPU when the
+    /// last frame was done. `progress` follows the first. `origin`: the cell's first vsync, where
+    /// its time series counts from.
+    func run(origin: UInt64, frameNanoseconds: UInt64, progress: ((RunProgress) -> Void)?) -> (results: [RunResult], usageAtEnd: ResourceUsage) {
         var runs: [ScrollRun?] = Array(repeating: nil, count: starts.count)
+        var usageAtEnd: [ResourceUsage?] = Array(repeating: nil, count: starts.count)
         // Users in the order they arrive; `next` is the first not yet made.
         let arrivals = starts.indices.sorted { starts[$0] < starts[$1] }
         var next = 0
@@ -48,12 +50,14 @@ struct Crowd {
                 let run = runs[index]!
                 guard run.nextVsync <= now, !run.step(progress: index == 0 ? progress : nil) else { continue }
                 finished.insert(index)
+                usageAtEnd[index] = ResourceUsage.now()
             }
             if !finished.isEmpty { active.removeAll { finished.contains($0) } }
         }
         // Only now: `finish` waits for a user's cancelled loads, which would hold up the others'
         // frames. A user's clock stopped at its last frame (`step`), whenever this runs.
-        return runs.map { $0!.finish() }
+        let lastFrame = ResourceUsage.now()
+        return (runs.indices.map { runs[$0]!.finish(usageAtEnd: usageAtEnd[$0]) }, lastFrame)
     }
 }
 
@@ -98,19 +102,21 @@ extension Benchmark {
             return run
         }
         let crowd = Crowd(starts: offsets.map { origin + $0 }, makeRun: makeRun)
+        ResourceUsage.resetPeakResidentMemory()
         let usageBefore = ResourceUsage.now()
         let progress: @Sendable (RunProgress) -> Void = { observer?.runProgress(cell, $0) }
-        let ordered = shared
+        let (ordered, usageAtEnd) = shared
             ? crowd.run(origin: origin, frameNanoseconds: frameNanoseconds, progress: progress)
-            : runOnOwnThreads(crowd, origin: origin, progress: progress)
+            : (runOnOwnThreads(crowd, origin: origin, progress: progress), ResourceUsage.now())
         var combined = RunResult.combining(ordered, distributions: distributions?.all)
         if let distributions { combined.timeline.add(distributions.timeline) }
         combined.clients = zip(indices, ordered).map { ($0, $1.summary) }
+        combined.origin = origin
         if settings.load != nil {
             // Users came and went: the cell lasted from its start to the last user's end, and the
             // process's CPU over all of it is the cell's.
             combined.summary.durationS = zip(offsets, ordered).map { Double($0) / 1e9 + $1.summary.durationS }.max() ?? 0
-            let usage = ResourceUsage.now() - usageBefore
+            let usage = usageAtEnd - usageBefore
             (combined.summary.cpuUserS, combined.summary.cpuSysS) = (usage.userSeconds, usage.systemSeconds)
         }
         return combined

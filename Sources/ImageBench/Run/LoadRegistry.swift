@@ -5,7 +5,7 @@
 final class LoadRegistry {
     struct ActiveLoad {
         let job: LoadJob
-        let key: String
+        let key: CacheKey
         let imageID: Int
         /// The request that started it; nil for a prefetch.
         let origin: Int?
@@ -25,7 +25,7 @@ final class LoadRegistry {
     private let makeWork: WorkFactory
     private let coalesce: Bool
     private var loads: [Int: ActiveLoad] = [:]
-    private var loadForKey: [String: Int] = [:]
+    private var loadForKey: [CacheKey: Int] = [:]
     private var loadForRequest: [Int: Int] = [:]
     /// Row → its prefetch load.
     private(set) var prefetching: [Int: Int] = [:]
@@ -44,7 +44,7 @@ final class LoadRegistry {
     subscript(loadID: Int) -> ActiveLoad? { loads[loadID] }
 
     /// The load under way for an image, when requests are merged.
-    func loadID(forKey key: String) -> Int? { coalesce ? loadForKey[key] : nil }
+    func loadID(forKey key: CacheKey) -> Int? { coalesce ? loadForKey[key] : nil }
 
     /// Creates a load's bookkeeping and job; `submit` false leaves it to the caller (a disk read
     /// done inline on the main loop). Returns its id.

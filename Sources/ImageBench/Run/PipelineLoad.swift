@@ -31,6 +31,6 @@ struct PipelineLoad: LoadWork {
     private func deliver(_ output: ImagePipeline.Output?) {
         guard let output else { return }
         inbox.post(output.completion)
-        if let bytes = output.bytesToStore { pipeline.diskCache?.store(bytes, for: request.cacheKey) }
+        if let bytes = output.bytesToStore { pipeline.diskCache?.store(bytes, for: request.cacheKey.text) }
     }
 }

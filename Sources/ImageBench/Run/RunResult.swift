@@ -18,8 +18,11 @@ public struct RunResult: Sendable {
     public var server: ServerCounts?
     /// With `--clients`: each simulated user's own summary (this result combines them).
     public var clients: [(client: Int, summary: RunSummary)] = []
-    /// The run second by second (timeseries.csv); empty for results read back from files.
+    /// The run second by second (timeseries.csv).
     public var timeline = Timeline()
+    /// Where its seconds count from (monotonic ns: the first vsync of the cell); 0 for results
+    /// read back from files, whose requests keep their offsets from it.
+    public var origin: UInt64 = 0
 
     public init(cell: RunCell, summary: RunSummary, requests: [RequestRecord], distributions: RunDistributions) {
         self.cell = cell

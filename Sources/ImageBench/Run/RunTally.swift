@@ -176,7 +176,7 @@ struct RunTally {
         for imageID in cancelledImages.subtracting(completedImages) {
             let image = run.workload.images[imageID]
             savedPixels += image.sourcePixels ?? 0
-            if run.diskCache?.contains(image.cacheKey) == true { continue }  // it would have come from disk
+            if run.diskCache?.contains(image.cacheKey.text) == true { continue }  // it would have come from disk
             bytesSaved += max(0, (image.expectedBytes ?? learnedBytes[imageID] ?? 0) - partialBytes[imageID, default: 0])
         }
         let disk = run.diskCache?.statistics ?? DiskCache.Statistics()

@@ -19,7 +19,7 @@ extension ScrollRun {
             // Joining a load that is being cancelled means a fresh fetch once it has stopped.
             record(registry[loadID]!.cancelled ? .network : .merged)
             registry.join(id, loadID)
-        } else if settings.diskRead == .main, let diskCache, diskCache.contains(image.cacheKey),
+        } else if settings.diskRead == .main, let diskCache, diskCache.contains(image.cacheKey.text),
                   let completion = pipeline.loadFromDiskNaively(
                       LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
                       id: registry.nextID, submittedAt: MonotonicClock.now()) {

@@ -91,9 +91,10 @@ public final class ScrollRun {
     }
 
     /// Starts the clock: the first frame's vsync is `start`. `origin`: where the cell's seconds
-    /// count from in the time series (users of a load model start at their own times).
+    /// count from in the time series (users of a load model start at their own times); a crowd
+    /// resets the peak-memory mark once for all its users (`origin` given), not at each arrival.
     func begin(at start: UInt64, origin: UInt64? = nil) {
-        ResourceUsage.resetPeakResidentMemory()
+        if origin == nil { ResourceUsage.resetPeakResidentMemory() }
         loop = LoopState(start: start, lastOffset: workload.trace.frames.first?.offset ?? 0, usageBefore: ResourceUsage.now())
         tally.origin = origin ?? start
     }
@@ -183,17 +184,21 @@ public final class ScrollRun {
     }
 
     /// Ends the run after its last frame: waits for the loads still under way and sums it up.
-    func finish() -> RunResult {
+    /// `usageAtEnd`: the process's CPU when the last frame was done, where other users' work
+    /// went on after it (a crowd sums its users up only after all their frames; else each
+    /// user's CPU would count the summing up of those finished before it).
+    func finish(usageAtEnd: ResourceUsage? = nil) -> RunResult {
         let end = loop.end ?? MonotonicClock.now()
         let frame = loop.frame
         finishOutstandingLoads()
         for id in requests.indices {
             requests[id].placeholder = tally.placeholder(of: requests[id], endFrame: frame, frameNanoseconds: frameNanoseconds)
         }
-        var summary = tally.summarize(requests, of: self, duration: end - loop.start, usage: ResourceUsage.now() - loop.usageBefore)
+        var summary = tally.summarize(requests, of: self, duration: end - loop.start, usage: (usageAtEnd ?? ResourceUsage.now()) - loop.usageBefore)
         summary.partial = loop.partial
         var result = RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)
         result.timeline = tally.timeline
+        result.origin = tally.origin
         result.timeline.finish(requests: requests, origin: tally.origin, from: loop.start, to: end)
         return result
     }

@@ -17,13 +17,13 @@ public struct ImageReference: Sendable, Equatable {
     public let url: String
     /// What caches and request merging key on: the URL, or for the embedded server a name that
     /// does not change with its ephemeral port, so a disk cache stays warm between runs.
-    public let cacheKey: String
+    public let cacheKey: CacheKey
     public let expectedBytes: Int?
     public let sourcePixels: Int?
 
     public init(url: String, cacheKey: String? = nil, expectedBytes: Int?, sourcePixels: Int?) {
         self.url = url
-        self.cacheKey = cacheKey ?? url
+        self.cacheKey = CacheKey(cacheKey ?? url)
         self.expectedBytes = expectedBytes
         self.sourcePixels = sourcePixels
     }

@@ -126,6 +126,20 @@ extension ChildProcessRuns {
                 }
                 #expect(union.count == Int(joined["displayed"]!))
                 #expect(String(format: "%.3f", union.milliseconds(atPercentile: 99)) == joined["latency_p99_ms"])
+                // timeseries.csv: each merged second has the requests the shards' requests.csv
+                // rows say were asked for in it, and the HTTP requests add up to the summary's.
+                var perSecond: [Int: Int] = [:]
+                for shard in 1...4 {
+                    for request in try Self.rows(root.appendingPathComponent("run-\(shard)/requests.csv")) {
+                        perSecond[Int(Double(request["requested_ms"]!)! / 1000), default: 0] += 1
+                    }
+                }
+                let seconds = try Self.rows(root.appendingPathComponent("merged/timeseries.csv"))
+                #expect(!seconds.isEmpty && seconds.map { Int($0["second"]!)! } == Array(0..<seconds.count))
+                #expect(seconds.map { Int($0["requests"]!)! } == (0..<seconds.count).map { perSecond[$0, default: 0] })
+                #expect(perSecond.keys.allSatisfy { $0 < seconds.count })
+                #expect(seconds.reduce(0) { $0 + Int($1["http_requests"]!)! } == Int(joined["http_requests"]!))
+                #expect(seconds.first?["active_users"] == "8")
                 // Shards of different configurations are refused.
                 let mixed = try Fixtures.imgbench(["merge", "--out", root.appendingPathComponent("mixed").path,
                                                        root.appendingPathComponent("run-1").path, root.appendingPathComponent("run-0").path])

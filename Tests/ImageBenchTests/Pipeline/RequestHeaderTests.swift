@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+@Suite("What a request says about its sender")
+struct RequestHeaderTests {
+    /// The request bytes a client sent to `listener`, up to the blank line that ends its headers.
+    static func request(at listener: Listener, within seconds: Double = 10) -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var client: Int32 = -1
+        while client < 0 && Date() < deadline {
+            client = accept(listener.descriptor, nil, nil)
+            if client < 0 { usleep(10_000) }
+        }
+        guard client >= 0 else { return "" }
+        defer { _ = Glibc.close(client) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline, !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+            let count = recv(client, &buffer, buffer.count, 0)
+            if count > 0 { received += buffer[0..<count] } else if count == 0 { break } else { usleep(10_000) }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    @Test("a request names imgbench and its version once as the User-Agent, and the simulated user it fetches for")
+    func userAgentAndClient() throws {
+        let listener = try Listener()
+        defer { listener.close() }
+        let finished = DispatchSemaphore(value: 0)
+        let url = "http://127.0.0.1:\(listener.port)/img/1.jpg"
+        Thread.detachNewThread {
+            // Nobody answers: the fetch times out once the request is read.
+            _ = try? CurlFetcher(limits: FetchLimits(timeoutMilliseconds: 2_000, stallMilliseconds: 1_000), client: 7)
+                .fetch(url, expectedBytes: nil, token: LoadToken())
+            finished.signal()
+        }
+        let request = Self.request(at: listener)
+        finished.wait()
+        let lines = request.components(separatedBy: "\r\n")
+        #expect(lines.first == "GET /img/1.jpg HTTP/1.1")
+        #expect(lines.filter { $0.lowercased().hasPrefix("user-agent:") } == ["User-Agent: imgbench/\(ImageBenchVersion.current)"])
+        #expect(lines.contains("X-Imgbench-Client: 7"))
+        #expect(lines.contains("Host: 127.0.0.1:\(listener.port)"))
+    }
+}
