@@ -233,6 +233,7 @@ struct GateCommand: ParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
+            if rules.last!.isPerSecond { throw ValidationError("'\(text)': a per-second limit is imgbench run --threshold's; the gate compares whole runs") }
         }
         return rules
     }

@@ -33,20 +33,29 @@ public enum RunThresholds {
         }
     }
 
-    /// Each threshold against every run. No run, no check (a stopped run passes nothing: its
-    /// checks are not made).
+    /// Each threshold against every run (or, for a `per_second.` column, every second of every
+    /// run). No run, no check (a stopped run passes nothing: its checks are not made).
     public static func evaluate(_ thresholds: [Threshold], on results: [RunResult]) -> [ThresholdCheck] {
         thresholds.compactMap { threshold in
-            guard let metric = Metric.named(threshold.metric), case .limit(let comparison, _) = threshold.rule else { return nil }
-            // The run furthest towards failing: the largest value under < and <=, the smallest under > and >=.
+            guard case .limit(let comparison, _) = threshold.rule else { return nil }
+            func name(_ cell: RunCell) -> String { "\(cell.strategy.rawValue) ×\(cell.concurrency) #\(cell.repetition)" }
+            let values: [(run: String, value: Double)]
+            if let metric = Metric.named(threshold.metric) {
+                values = results.compactMap { result in metric.number(of: result.summary).map { (name(result.cell), $0) } }
+            } else if let perSecond = PerSecondMetric.named(threshold.metric) {
+                values = results.flatMap { result in
+                    perSecond.values(in: result.timeline).map { ("\(name(result.cell)), second \($0.second)", $0.value) }
+                }
+            } else {
+                return nil
+            }
+            // The value furthest towards failing: the largest under < and <=, the smallest under > and >=.
             let failsHigh = comparison.hasPrefix("<")
-            let values = results.compactMap { result in metric.number(of: result.summary).map { (result, $0) } }
-            guard let worst = values.max(by: { failsHigh ? $0.1 < $1.1 : $0.1 > $1.1 }) else { return nil }
-            let failed = values.first { threshold.exceeded(baseline: nil, current: $0.1) }
+            guard let worst = values.max(by: { failsHigh ? $0.value < $1.value : $0.value > $1.value }) else { return nil }
+            let failed = values.first { threshold.exceeded(baseline: nil, current: $0.value) }
             let shown = failed ?? worst
-            let cell = shown.0.cell
             return ThresholdCheck(threshold: threshold.description, metric: threshold.metric, passed: failed == nil,
-                                  worst: shown.1, run: "\(cell.strategy.rawValue) ×\(cell.concurrency) #\(cell.repetition)")
+                                  worst: shown.value, run: shown.run)
         }
     }
 }

@@ -26,12 +26,18 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard let name = parts.first else { throw ParseError(description: "empty threshold") }
         // Any metric of the catalog but the ones that name a run; its direction is the catalog's.
-        guard let measured = Metric.named(name), !measured.identifies else {
-            let valid = Metric.catalog.filter { !$0.identifies }.map(\.name).sorted().joined(separator: ", ")
+        // Or a time-series column held every second (limits only).
+        let perSecond = PerSecondMetric.named(name)
+        let measured = Metric.named(name).flatMap { $0.identifies ? nil : $0 }
+        guard measured != nil || perSecond != nil else {
+            let valid = (Metric.catalog.filter { !$0.identifies }.map(\.name) + PerSecondMetric.names).sorted().joined(separator: ", ")
             throw ParseError(description: "unknown metric '\(name)' in threshold '\(text)' (valid: \(valid))")
         }
+        guard perSecond == nil || parts.count == 3 else {
+            throw ParseError(description: "threshold '\(text)': a per-second column takes a limit, like '\(name) < 50'")
+        }
         metric = name
-        direction = measured.better
+        direction = measured?.better ?? perSecond?.better
         description = parts.joined(separator: " ")
         switch parts.count {
         case 3 where ["<", "<=", ">", ">="].contains(parts[1]):
@@ -40,8 +46,8 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
             guard let number = Double(percent ? String(parts[2].dropLast()) : parts[2]), number.isFinite else {
                 throw ParseError(description: "threshold '\(text)': '\(parts[2])' is not a number")
             }
-            guard !percent || measured.unit == "ratio" else {
-                throw ParseError(description: "threshold '\(text)': a percentage limit applies to ratios (error_rate, memory_hit_rate, …); \(name) is in \(measured.unit)")
+            guard !percent || measured?.unit == "ratio" else {
+                throw ParseError(description: "threshold '\(text)': a percentage limit applies to ratios (error_rate, memory_hit_rate, …); \(name) is in \(measured?.unit ?? "its own unit")")
             }
             rule = .limit(comparison: parts[1], value: percent ? number / 100 : number)
         case 2 where direction == nil:
@@ -66,6 +72,10 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
             throw ParseError(description: "threshold '\(text)': write 'metric < 250', 'metric +10%' or 'metric -0.02'")
         }
     }
+
+    /// A limit on every second of a run (`per_second.`): `imgbench run --threshold`'s only; the
+    /// gate compares whole runs.
+    public var isPerSecond: Bool { PerSecondMetric.named(metric) != nil }
 
     /// How much worse `current` is than `baseline` in this metric's direction (negative: better).
     public func worsening(baseline: Double, current: Double) -> Double {

@@ -13,8 +13,14 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     /// crowd's users, whose own distributions only feed clients.csv while the crowd records the
     /// reported ones at three (`CrowdDistributions`).
     public init(significantDigits digits: SignificantDigits = .three) {
-        histogram = Self.empty(digits, upTo: 2)
+        histogram = digits == .two ? Self.emptyTwo : digits == .three ? Self.emptyThree : Self.empty(digits, upTo: 2)
     }
+
+    /// Empty histograms share one count array until their first value (copy on write): a crowd
+    /// user's many histograms that never see a value (its stages, its seconds' time to first byte
+    /// while the crowd records them) cost nothing, not 2 kB (two digits) or 16 kB (three) each.
+    private static let emptyTwo = empty(.two, upTo: 2)
+    private static let emptyThree = empty(.three, upTo: 2)
 
     private static func empty(_ digits: SignificantDigits, upTo highest: UInt64) -> Histogram<UInt64> {
         var histogram = Histogram<UInt64>(highestTrackableValue: Swift.max(2, highest), numberOfSignificantValueDigits: digits)

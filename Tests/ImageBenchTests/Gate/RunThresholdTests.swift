@@ -43,6 +43,33 @@ struct RunThresholdTests {
         }
     }
 
+    @Test("per_second columns hold every second of every run: the worst second is named; a count's last, partial second is left out")
+    func perSecond() throws {
+        func second(requests: Int, ttfb: [UInt64]) -> Timeline.Interval {
+            var interval = Timeline.Interval()
+            interval.httpRequests = requests
+            for milliseconds in ttfb { interval.ttfb.record(nanoseconds: milliseconds * 1_000_000) }
+            return interval
+        }
+        var run = VerdictTests.run(.gcd, 5, mean: 10) { _ in }
+        run.timeline = Timeline(intervals: [second(requests: 900, ttfb: [1, 2]), second(requests: 400, ttfb: [30]),
+                                            second(requests: 950, ttfb: []), second(requests: 12, ttfb: [3])])
+        let thresholds = try RunThresholds.parse(["per_second.ttfb_p99_ms < 20", "per_second.http_requests > 300",
+                                                  "per_second.http_requests > 500", "per_second.ttfb_max_ms <= 40"])
+        let checks = RunThresholds.evaluate(thresholds, on: [run])
+        #expect(checks.map(\.passed) == [false, true, false, true])
+        #expect(checks[0].worst == 30 && checks[0].run == "gcd ×5 #1, second 1", "\(checks[0])")
+        #expect(checks[1].worst == 400, "the 12 requests of the cut-short last second are left out: \(checks[1])")
+        #expect(checks[2].line.hasPrefix("FAIL  per_second.http_requests > 500") && checks[2].run.hasSuffix("second 1"))
+        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "per_second.ttfb_p99_ms +10%") }
+        do {
+            _ = try Threshold(parsing: "per_second.latency_p95_ms < 3")
+            Issue.record("a column timeseries.csv does not have was accepted")
+        } catch {
+            #expect(error.description.contains("per_second.ttfb_p99_ms"), "\(error.description)")
+        }
+    }
+
     @Test("through the binary: a broken limit exits 1 naming it after writing the reports, kept ones exit 0, a bad one 64")
     func commandLine() async throws {
         let directory = try Fixtures.temporaryDirectory("thresholds")
@@ -50,6 +77,7 @@ struct RunThresholdTests {
         try await onOwnThread {
             let common = ["--rows", "40", "--images", "10", "--network", "loopback", "--strategies", "threads", "--quiet"]
             let broken = try Fixtures.imgbench(common + ["--threshold", "latency_p95_ms < 0.001", "--threshold", "errors <= 0",
+                                                         "--threshold", "ttfb_p99_ms < 0.001", "--threshold", "per_second.http_requests >= 0",
                                                          "--out", directory.appendingPathComponent("broken").path])
             #expect(broken.status == 1, "\(broken.output)")
             #expect(broken.output.contains("FAIL  latency_p95_ms < 0.001") && broken.output.contains("pass  errors <= 0"), "\(broken.output)")
@@ -57,7 +85,8 @@ struct RunThresholdTests {
             let data = try Data(contentsOf: directory.appendingPathComponent("broken/summary.json"))
             let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             let listed = try #require(document["thresholds"] as? [[String: Any]])
-            #expect(listed.map { $0["passed"] as? Bool } == [false, true])
+            #expect(listed.map { $0["passed"] as? Bool } == [false, true, false, true])
+            #expect(broken.output.contains("FAIL  ttfb_p99_ms < 0.001") && broken.output.contains("pass  per_second.http_requests >= 0"))
             let kept = try Fixtures.imgbench(common + ["--threshold", "latency_p95_ms < 100000", "--out", directory.appendingPathComponent("kept").path])
             #expect(kept.status == 0 && kept.output.contains("pass  latency_p95_ms < 100000"), "\(kept.output)")
             let unknown = try Fixtures.imgbench(common + ["--threshold", "ttfb_typo_ms < 3", "--out", directory.appendingPathComponent("never").path])
