@@ -11,11 +11,23 @@ struct MergeCommand: ParsableCommand {
     @Option(help: "The merged results directory to write.")
     var out: String
 
+    @Option(name: .customLong("threshold"), help: "A limit the merged result must keep, as imgbench run --threshold (repeatable); exit 1 when one breaks.")
+    var thresholds: [String] = []
+
     @Argument(help: "The shards' results directories.")
     var shards: [String]
 
     func validate() throws {
         guard !shards.isEmpty else { throw ValidationError("give the shards' results directories") }
+        _ = try parsedThresholds()
+    }
+
+    private func parsedThresholds() throws -> [Threshold] {
+        do {
+            return try RunThresholds.parse(thresholds)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() throws {
@@ -26,14 +38,16 @@ struct MergeCommand: ParsableCommand {
                                  + plans[0].differences(from: other).joined(separator: "; "))
         }
         let merged = try CommandFailure.catching { try ShardMerge.merge(shards, plan: plans[0]) }
-        let results = merged.results
+        var results = merged.results
+        results.thresholdChecks = RunThresholds.evaluate(try parsedThresholds(), on: results.results)
         let directory = URL(fileURLWithPath: out)
         try CommandFailure.catching("cannot write \(out)") {
             try Reports.write(results, to: directory)
             // Written from the shards' own text: every column as they measured it.
             try merged.requestsCSV.write(to: directory.appendingPathComponent("requests.csv"), atomically: true, encoding: .utf8)
         }
-        print(ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)))
+        print(ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)) + RunThresholds.listing(results.thresholdChecks))
         print("\nMerged \(shards.count) shards (\(plans[0].settings.clients) clients): \(directory.path)/")
+        if let broken = RunThresholds.brokenMessage(results.thresholdChecks) { throw CommandFailure(broken, status: 1) }
     }
 }

@@ -56,7 +56,7 @@ struct RunCommand: ParsableCommand {
         let json = output.format == .json
         let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
         let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
-        let checks = results.thresholdChecks.isEmpty ? "" : "\n\nThresholds:\n" + results.thresholdChecks.map { "  " + $0.line }.joined(separator: "\n")
+        let checks = RunThresholds.listing(results.thresholdChecks)
         let human = verdict + table + checks + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
         if json {
             FileHandle.standardError.write(Data(human.utf8))
@@ -71,11 +71,7 @@ struct RunCommand: ParsableCommand {
                                  status: SignalTrap.exitStatus(for: reason))
         }
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
-        let broken = results.thresholdChecks.filter { !$0.passed }
-        if !broken.isEmpty {
-            throw CommandFailure("threshold broken: " + broken.map { "\($0.threshold) (\(Format.compact($0.worst)), \($0.run))" }
-                .joined(separator: "; "), status: 1)
-        }
+        if let broken = RunThresholds.brokenMessage(results.thresholdChecks) { throw CommandFailure(broken, status: 1) }
     }
 
     /// The flags as options, one field each.

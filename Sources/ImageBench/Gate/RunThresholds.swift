@@ -33,6 +33,18 @@ public enum RunThresholds {
         }
     }
 
+    /// The checks as listed under the table ("" when there are none).
+    public static func listing(_ checks: [ThresholdCheck]) -> String {
+        checks.isEmpty ? "" : "\n\nThresholds:\n" + checks.map { "  " + $0.line }.joined(separator: "\n")
+    }
+
+    /// What broke, for the command's one-line error; nil when every limit was kept.
+    public static func brokenMessage(_ checks: [ThresholdCheck]) -> String? {
+        let broken = checks.filter { !$0.passed }
+        guard !broken.isEmpty else { return nil }
+        return "threshold broken: " + broken.map { "\($0.threshold) (\(Format.compact($0.worst)), \($0.run))" }.joined(separator: "; ")
+    }
+
     /// Each threshold against every run (or, for a `per_second.` column, every second of every
     /// run). No run, no check (a stopped run passes nothing: its checks are not made).
     public static func evaluate(_ thresholds: [Threshold], on results: [RunResult]) -> [ThresholdCheck] {

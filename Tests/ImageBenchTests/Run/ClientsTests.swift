@@ -140,6 +140,13 @@ extension ChildProcessRuns {
                 #expect(perSecond.keys.allSatisfy { $0 < seconds.count })
                 #expect(seconds.reduce(0) { $0 + Int($1["http_requests"]!)! } == Int(joined["http_requests"]!))
                 #expect(seconds.first?["active_users"] == "8")
+                // The merged result held to thresholds: a broken one exits 1 naming it, after writing.
+                let strict = try Fixtures.imgbench(["merge", "--out", root.appendingPathComponent("strict").path,
+                                                    "--threshold", "ttfb_p99_ms < 0.001", "--threshold", "errors <= 0"]
+                                                   + (1...4).map { root.appendingPathComponent("run-\($0)").path })
+                #expect(strict.status == 1, "\(strict.output)")
+                #expect(strict.output.contains("FAIL  ttfb_p99_ms < 0.001") && strict.output.contains("pass  errors <= 0"), "\(strict.output)")
+                #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("strict/summary.json").path))
                 // Shards of different configurations are refused.
                 let mixed = try Fixtures.imgbench(["merge", "--out", root.appendingPathComponent("mixed").path,
                                                        root.appendingPathComponent("run-1").path, root.appendingPathComponent("run-0").path])
