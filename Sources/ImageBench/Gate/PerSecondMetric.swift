@@ -1,6 +1,7 @@
 /// A column of timeseries.csv that a `--threshold` holds every second to, as load tools check a
 /// server over time and not only over the whole run: `per_second.ttfb_p99_ms < 50` fails when any
-/// second's time-to-first-byte p99 reached 50 ms, `per_second.http_requests > 500` when any whole
+/// second's time-to-first-byte p99 reached 50 ms (or its whole request's, `request_p99_ms`, or
+/// its display latency's, `display_p99_ms`), `per_second.http_requests > 500` when any whole
 /// second completed 500 or fewer. A count's last second is left out while there are others (it is
 /// cut short by the end of the run); a percentile's seconds without a sample are left out.
 public struct PerSecondMetric: Sendable {
@@ -18,14 +19,26 @@ public struct PerSecondMetric: Sendable {
         count("active_users") { $0.activeUsers },
         percentile("ttfb_p50_ms") { $0.milliseconds(atPercentile: 50) }, percentile("ttfb_p90_ms") { $0.milliseconds(atPercentile: 90) },
         percentile("ttfb_p99_ms") { $0.milliseconds(atPercentile: 99) }, percentile("ttfb_max_ms") { $0.maxMilliseconds },
+        percentile("request_p50_ms", \.request) { $0.milliseconds(atPercentile: 50) },
+        percentile("request_p90_ms", \.request) { $0.milliseconds(atPercentile: 90) },
+        percentile("request_p99_ms", \.request) { $0.milliseconds(atPercentile: 99) },
+        percentile("request_max_ms", \.request) { $0.maxMilliseconds },
+        percentile("display_p50_ms", \.display) { $0.milliseconds(atPercentile: 50) },
+        percentile("display_p90_ms", \.display) { $0.milliseconds(atPercentile: 90) },
+        percentile("display_p99_ms", \.display) { $0.milliseconds(atPercentile: 99) },
+        percentile("display_max_ms", \.display) { $0.maxMilliseconds },
     ]
 
     private static func count(_ column: String, _ value: @escaping @Sendable (Timeline.Interval) -> Int) -> PerSecondMetric {
         PerSecondMetric(column: column, better: .higherIsBetter, counts: true) { Double(value($0)) }
     }
 
-    private static func percentile(_ column: String, _ value: @escaping @Sendable (LatencyHistogram) -> Double) -> PerSecondMetric {
-        PerSecondMetric(column: column, better: .lowerIsBetter, counts: false) { $0.ttfb.count > 0 ? value($0.ttfb) : nil }
+    private static func percentile(_ column: String, _ histogram: KeyPath<Timeline.Interval, LatencyHistogram> & Sendable = \.ttfb,
+                                   _ value: @escaping @Sendable (LatencyHistogram) -> Double) -> PerSecondMetric {
+        PerSecondMetric(column: column, better: .lowerIsBetter, counts: false) { interval in
+            let samples = interval[keyPath: histogram]
+            return samples.count > 0 ? value(samples) : nil
+        }
     }
 
     /// `per_second.<column>`, or nil.

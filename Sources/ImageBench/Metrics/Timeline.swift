@@ -1,9 +1,10 @@
 import Histogram
 
-/// A run over time, as load tools show it: per second from the run's start, the requests rows
+/// A run over time, as load tools show it: per second from the cell's start, the requests rows
 /// made, the HTTP requests and bytes that completed, the loads that failed, the users still
-/// scrolling, and time to first byte within that second. timeseries.csv writes it; users add up
-/// by second (each user's seconds count from its own start, within a millisecond of the others').
+/// scrolling, and within that second the time to first byte and the whole request (first byte
+/// and transfer) of the network loads that completed, and the display latency of the images
+/// shown. timeseries.csv writes it; users and shards add up by second.
 public struct Timeline: Sendable {
     public static let intervalNanoseconds: UInt64 = 1_000_000_000
 
@@ -20,6 +21,27 @@ public struct Timeline: Sendable {
         /// Time to first byte of the network loads that completed in this second. Two
         /// significant digits (1%): a histogram a second, for every second of a long run.
         public var ttfb = LatencyHistogram(significantDigits: .two)
+        /// The same loads' whole request: first byte and transfer.
+        public var request = LatencyHistogram(significantDigits: .two)
+        /// Display latency of the images shown in this second.
+        public var display = LatencyHistogram(significantDigits: .two)
+
+        public init() {}
+
+        private enum CodingKeys: String, CodingKey { case requests, httpRequests, bytes, errors, activeUsers, ttfb, request, display }
+
+        /// Files written before `request` and `display` were kept read back without them.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            requests = try container.decode(Int.self, forKey: .requests)
+            httpRequests = try container.decode(Int.self, forKey: .httpRequests)
+            bytes = try container.decode(Int.self, forKey: .bytes)
+            errors = try container.decode(Int.self, forKey: .errors)
+            activeUsers = try container.decode(Int.self, forKey: .activeUsers)
+            ttfb = try container.decode(LatencyHistogram.self, forKey: .ttfb)
+            request = try container.decodeIfPresent(LatencyHistogram.self, forKey: .request) ?? LatencyHistogram(significantDigits: .two)
+            display = try container.decodeIfPresent(LatencyHistogram.self, forKey: .display) ?? LatencyHistogram(significantDigits: .two)
+        }
 
         mutating func add(_ other: Interval) {
             requests += other.requests
@@ -28,6 +50,8 @@ public struct Timeline: Sendable {
             errors += other.errors
             activeUsers += other.activeUsers
             ttfb.add(other.ttfb)
+            request.add(other.request)
+            display.add(other.display)
         }
     }
 
@@ -53,10 +77,17 @@ public struct Timeline: Sendable {
         if case .failed = completion.outcome { intervals[index].errors += 1 }
     }
 
-    /// Time to first byte of a network load that delivered its image `offset` after the start
-    /// (the loads the ttfb stage histogram has).
-    mutating func timeToFirstByte(_ nanoseconds: UInt64, at offset: UInt64) {
-        intervals[second(at: offset)].ttfb.record(nanoseconds: nanoseconds)
+    /// A network load that delivered its image `offset` after the start (the loads the ttfb
+    /// stage histogram has): its time to first byte and its whole request.
+    mutating func networkLoad(timeToFirstByte: UInt64, transfer: UInt64, at offset: UInt64) {
+        let index = second(at: offset)
+        intervals[index].ttfb.record(nanoseconds: timeToFirstByte)
+        intervals[index].request.record(nanoseconds: timeToFirstByte + transfer)
+    }
+
+    /// An image shown `offset` after the start, `nanoseconds` after its row appeared.
+    mutating func displayed(latency nanoseconds: UInt64, at offset: UInt64) {
+        intervals[second(at: offset)].display.record(nanoseconds: nanoseconds)
     }
 
     /// The run's end: its requests by the second they were made, and the user active through

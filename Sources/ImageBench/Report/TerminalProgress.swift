@@ -38,7 +38,8 @@ public final class TerminalProgress: BenchmarkObserver {
         let fraction = min(1, Double(progress.frame) / Double(max(1, progress.traceFrames)))
         let elapsed = Double(MonotonicClock.now() - current.withLockedValue { $0.started }) / 1e9
         let eta = fraction > 0.02 ? String(format: "ETA %.0f s", elapsed * (1 - fraction) / fraction) : "ETA …"
-        emit("\(place) \(Self.name(cell)) \(Self.bar(fraction)) \(Int(fraction * 100))%  \(eta)  rows \(progress.rowsVisited)  "
+        let who = progress.users.map { "users \($0)" } ?? "rows \(progress.rowsVisited)"
+        emit("\(place) \(Self.name(cell)) \(Self.bar(fraction)) \(Int(fraction * 100))%  \(eta)  \(who)  "
              + "requests \(progress.requests)  in flight \(progress.inFlight)", final: false)
     }
 

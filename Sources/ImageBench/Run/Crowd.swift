@@ -16,18 +16,29 @@ struct Crowd {
     /// Every user of the cell, made when its time comes (`starts`, monotonic ns).
     let starts: [UInt64]
     let makeRun: (Int) -> ScrollRun
+    /// How many frames the cell is expected to last, for progress (a load model's duration);
+    /// nil: the first user's trace.
+    var expectedFrames: Int?
+    /// Users that end while others go on (a load model's) are summed up as they end: that waits
+    /// for their cancelled loads, but frees their caches and connections, so an open model's
+    /// thousands of users are not all held to the end. Users that end together are summed up
+    /// after the last frame.
+    var finishesEarly = false
 
     /// Runs every user to its end; results in the users' order, and the process's CPU when the
-    /// last frame was done. `progress` follows the first. `origin`: the cell's first vsync, where
-    /// its time series counts from.
+    /// last frame was done. `progress` reports the whole crowd four times a second. `origin`: the
+    /// cell's first vsync, where its time series counts from.
     func run(origin: UInt64, frameNanoseconds: UInt64, progress: ((RunProgress) -> Void)?) -> (results: [RunResult], usageAtEnd: ResourceUsage) {
         var runs: [ScrollRun?] = Array(repeating: nil, count: starts.count)
         var usageAtEnd: [ResourceUsage?] = Array(repeating: nil, count: starts.count)
+        var results: [RunResult?] = Array(repeating: nil, count: starts.count)
+        var requestsOfFinished = 0
         // Users in the order they arrive; `next` is the first not yet made.
         let arrivals = starts.indices.sorted { starts[$0] < starts[$1] }
         var next = 0
         var active: [Int] = []
         var first = 0
+        var lastProgress = origin
         while next < arrivals.count || !active.isEmpty {
             var wake = active.lazy.map { runs[$0]!.nextVsync }.min() ?? .max
             if next < arrivals.count { wake = min(wake, starts[arrivals[next]]) }
@@ -48,16 +59,40 @@ struct Crowd {
             for turn in 0..<active.count {
                 let index = active[(first + turn) % active.count]
                 let run = runs[index]!
-                guard run.nextVsync <= now, !run.step(progress: index == 0 ? progress : nil) else { continue }
+                guard run.nextVsync <= now, !run.step() else { continue }
                 finished.insert(index)
                 usageAtEnd[index] = ResourceUsage.now()
+                if finishesEarly {
+                    let result = run.finish(usageAtEnd: usageAtEnd[index])
+                    requestsOfFinished += result.requests.count
+                    (results[index], runs[index]) = (result, nil)
+                }
             }
             if !finished.isEmpty { active.removeAll { finished.contains($0) } }
+            if let progress, now - lastProgress > 250_000_000 {
+                lastProgress = now
+                progress(report(runs, finished: requestsOfFinished, active: active, frame: Int((now - min(now, origin)) / frameNanoseconds)))
+            }
         }
         // Only now: `finish` waits for a user's cancelled loads, which would hold up the others'
         // frames. A user's clock stopped at its last frame (`step`), whenever this runs.
         let lastFrame = ResourceUsage.now()
-        return (runs.indices.map { runs[$0]!.finish(usageAtEnd: usageAtEnd[$0]) }, lastFrame)
+        progress?(report(runs, finished: requestsOfFinished, active: [], frame: expectedFrames ?? .max))
+        return (runs.indices.map { results[$0] ?? runs[$0]!.finish(usageAtEnd: usageAtEnd[$0]) }, lastFrame)
+    }
+}
+
+extension Crowd {
+    /// The crowd as one progress line: its time against the expected, the users scrolling, and
+    /// the requests made and loads in flight of every user so far.
+    private func report(_ runs: [ScrollRun?], finished: Int, active: [Int], frame: Int) -> RunProgress {
+        let made = runs.lazy.compactMap { $0 }
+        let expected = expectedFrames ?? made.first?.workload.trace.frames.count ?? 1
+        var progress = RunProgress(frame: min(frame, expected), traceFrames: expected, rowsVisited: 0,
+                                   requests: finished + made.reduce(0) { $0 + $1.requests.count }, displayed: 0,
+                                   inFlight: made.reduce(0) { $0 + $1.gauge.current })
+        progress.users = active.count
+        return progress
     }
 }
 
@@ -101,7 +136,9 @@ extension Benchmark {
             }
             return run
         }
-        let crowd = Crowd(starts: offsets.map { origin + $0 }, makeRun: makeRun)
+        var crowd = Crowd(starts: offsets.map { origin + $0 }, makeRun: makeRun)
+        crowd.expectedFrames = settings.load.map { Int($0.seconds * Double(settings.fps)) }
+        crowd.finishesEarly = settings.load != nil
         ResourceUsage.resetPeakResidentMemory()
         let usageBefore = ResourceUsage.now()
         let progress: @Sendable (RunProgress) -> Void = { observer?.runProgress(cell, $0) }

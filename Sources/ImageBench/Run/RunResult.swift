@@ -6,6 +6,8 @@ public struct RunProgress: Sendable {
     public let requests: Int
     public let displayed: Int
     public let inFlight: Int
+    /// A crowd's progress: the users scrolling now (the counts are all of theirs).
+    public var users: Int?
 }
 
 /// Everything one run measured.

@@ -22,8 +22,14 @@ struct RunTally {
         if crowd != nil { distributions = RunDistributions(significantDigits: .two) }
     }
 
-    mutating func recordLatency(nanoseconds: UInt64) {
-        guard let crowd else { return distributions.latency.record(nanoseconds: nanoseconds) }
+    /// An image shown at `shownAt` (monotonic ns, its vsync), `nanoseconds` after its row appeared.
+    mutating func recordLatency(nanoseconds: UInt64, shownAt: UInt64) {
+        let offset = shownAt - min(shownAt, origin)
+        guard let crowd else {
+            timeline.displayed(latency: nanoseconds, at: offset)
+            return distributions.latency.record(nanoseconds: nanoseconds)
+        }
+        crowd.timeline.displayed(latency: nanoseconds, at: offset)
         crowd.all.latency.record(nanoseconds: nanoseconds)
     }
 
@@ -42,9 +48,9 @@ struct RunTally {
         if fromNetwork {
             let offset = finishedAt - min(finishedAt, origin)
             if let crowd {
-                crowd.timeline.timeToFirstByte(stages.timeToFirstByte, at: offset)
+                crowd.timeline.networkLoad(timeToFirstByte: stages.timeToFirstByte, transfer: stages.transfer, at: offset)
             } else {
-                timeline.timeToFirstByte(stages.timeToFirstByte, at: offset)
+                timeline.networkLoad(timeToFirstByte: stages.timeToFirstByte, transfer: stages.transfer, at: offset)
             }
         }
         guard let crowd else { return distributions.stages.record(stages, fromNetwork: fromNetwork) }

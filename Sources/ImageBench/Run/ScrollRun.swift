@@ -220,6 +220,6 @@ public final class ScrollRun {
         requests[id].displayedSize = size
         requests[id].displayFrame = frame
         requests[id].latency = nanoseconds
-        tally.recordLatency(nanoseconds: nanoseconds)
+        tally.recordLatency(nanoseconds: nanoseconds, shownAt: loop.start + UInt64(frame) * frameNanoseconds)
     }
 }

@@ -70,6 +70,7 @@ extension ChildProcessRuns {
             }
             for perCell in ["placeholder-intervals", "hitches", "dropped-frames", "host-late"] { #expect(charts[perCell] == 4, "\(perCell)") }
             #expect(charts["load-rate"] == 4 && charts["load-ttfb"] == 4, "load over time: one line per cell, \(charts)")
+            #expect(charts["load-request"] == 4 && charts["load-errors"] == 4 && charts["load-users"] == 4, "\(charts)")
             #expect((charts["sources"] ?? 0) >= 8 && (charts["timeline"] ?? 0) >= 2 && charts["timeline-overview"] == 1, "\(charts)")
             // One colour per series, and no two series of a chart share one; a series keeps its
             // colour from chart to chart.

@@ -71,13 +71,22 @@ extension ChildProcessRuns {
             #expect(seconds.reduce(0) { $0 + $1.requests } == result.summary.requests)
             #expect(seconds.reduce(0) { $0 + $1.bytes } == result.summary.bytesDownloaded)
             #expect(seconds.reduce(0) { $0 + $1.ttfb.count } == result.stages["ttfb"].count)
+            // The same loads' whole requests (no shorter than their first byte), and every image
+            // shown, memory hits too, in the second it was shown.
+            #expect(seconds.reduce(0) { $0 + $1.request.count } == result.stages["ttfb"].count)
+            #expect(seconds.allSatisfy { $0.ttfb.count == 0 || $0.request.maxMilliseconds >= $0.ttfb.maxMilliseconds })
+            #expect(seconds.reduce(0) { $0 + $1.display.count } == result.latency.count && result.latency.count == result.summary.displayed)
             let csv = CSVTable.parse(try TimeseriesCSV().render(BenchmarkResults(plan: BenchmarkPlan(settings: RunSettings(), strategies: [strategy],
                                                                                                       concurrencies: [4]),
                                                                                   results: [result], corpusImages: 0, corpusBytes: 0,
                                                                                   serverURL: "", traceSeconds: 0, startedAt: Date(),
                                                                                   environment: RunEnvironment.capture())))
             let column = try #require(csv.first?.firstIndex(of: "http_requests"))
-            #expect(csv.dropFirst().filter { $0.count == csv[0].count }.reduce(0) { $0 + Int($1[column])! } == result.summary.httpRequests)
+            let rows = csv.dropFirst().filter { $0.count == csv[0].count }.map { Dictionary(uniqueKeysWithValues: zip(csv[0], $0)) }
+            #expect(rows.reduce(0) { $0 + Int($1[csv[0][column]]!)! } == result.summary.httpRequests)
+            #expect(rows.reduce(0) { $0 + Int($1["display_n"]!)! } == result.summary.displayed)
+            // A second with loads has their whole-request percentiles; one without, empty cells.
+            #expect(rows.allSatisfy { ($0["ttfb_n"] == "0") == ($0["request_p99_ms"] == "") })
             // Each user's own row is its own requests' distribution (rebuilt from its records in
             // a crowd, recorded live otherwise: the same).
             for (client, summary) in result.clients.prefix(3) {

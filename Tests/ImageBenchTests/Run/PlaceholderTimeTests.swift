@@ -33,7 +33,8 @@ struct PlaceholderTimeTests {
         #expect(ttfb >= 200 && ttfb <= 200 + frame, "median time to first byte \(ttfb) ms")  // a busy machine answers late
         let excess = network.map { abs(Double($0.placeholder!) - Double($0.stages!.total)) / 1e6 }
         #expect(median(excess) <= frame, "placeholder vs the load's own stages: \(excess.sorted()) ms")
-        for request in network { #expect(Double(request.placeholder!) / 1e6 >= 200) }
+        // In whole frames of 16,666,666 ns: twelve of them are 8 ns short of 200 ms.
+        for request in network { #expect(Double(request.placeholder!) / 1e6 >= 200 - 0.001) }
         for request in result.requests where request.source == .memory {
             #expect(request.placeholder == 0 && request.ready == 0)
         }

@@ -1,6 +1,7 @@
-/// The server's side over time (`Timeline`, as timeseries.csv): HTTP requests completed per
-/// second and time to first byte p99 per second, one line per cell (its first measured run:
-/// repeats are the same load again, and adding them would double its rate).
+/// The server's side over time (`Timeline`, as timeseries.csv): per second, HTTP requests
+/// completed, time to first byte p99, whole request p99, failed loads and users scrolling, one
+/// line per cell (its first measured run: repeats are the same load again, and adding them would
+/// double its rate).
 extension HTMLReport {
     func loadCharts(_ context: Context) -> String {
         let firsts = context.runs.compactMap(\.first).filter { $0.timeline.intervals.count > 1 }
@@ -14,7 +15,13 @@ extension HTMLReport {
         let ttfb = chart(firsts, legend: legend, label: "load-ttfb", title: "time to first byte p99 (ms), per second", unit: "") {
             $0.ttfb.count > 0 ? $0.ttfb.milliseconds(atPercentile: 99) : nil
         }
-        return "<div class=\"row\">\n" + rate + ttfb + "</div>\n"
+        let request = chart(firsts, legend: legend, label: "load-request", title: "whole request p99 (ms), per second", unit: "") {
+            $0.request.count > 0 ? $0.request.milliseconds(atPercentile: 99) : nil
+        }
+        let errors = chart(firsts, legend: legend, label: "load-errors", title: "failed loads per second", unit: "") { Double($0.errors) }
+        let users = chart(firsts, legend: legend, label: "load-users", title: "users scrolling", unit: "") { Double($0.activeUsers) }
+        return "<div class=\"row\">\n" + rate + ttfb + "</div>\n<div class=\"row\">\n" + request + errors + "</div>\n"
+            + "<div class=\"row\">\n" + users + "</div>\n"
     }
 
     /// One line per run over its seconds; a second with no value (no load finished) breaks nothing,
