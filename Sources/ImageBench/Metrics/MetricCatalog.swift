@@ -82,6 +82,11 @@ extension Metric {
     public static let ttfbP95 = distribution("ttfb_p95_ms", \.ttfbP95Ms, since03: true)
     public static let ttfbP99 = distribution("ttfb_p99_ms", \.ttfbP99Ms, since03: true)
     public static let ttfbMax = distribution("ttfb_max_ms", \.ttfbMaxMs, since03: true)
+    public static let requestP50 = distribution("request_p50_ms", \.requestP50Ms, since03: true)
+    public static let requestP90 = distribution("request_p90_ms", \.requestP90Ms, since03: true)
+    public static let requestP95 = distribution("request_p95_ms", \.requestP95Ms, since03: true)
+    public static let requestP99 = distribution("request_p99_ms", \.requestP99Ms, since03: true)
+    public static let requestMax = distribution("request_max_ms", \.requestMaxMs, since03: true)
 
     /// A percentile or mean from a histogram merged across users and shards.
     private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
@@ -103,6 +108,7 @@ extension Metric {
         placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames, hostLateFrames, hostOverloaded, achievedConcurrencyMean, achievedConcurrencyPeak,
         imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial, imagesLoaded,
         requestsPerS, errorRate, ttfbP50, ttfbP90, ttfbP95, ttfbP99, ttfbMax,
+        requestP50, requestP90, requestP95, requestP99, requestMax,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

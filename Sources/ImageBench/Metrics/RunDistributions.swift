@@ -10,6 +10,8 @@ public struct RunDistributions: Sendable {
     public var placeholder = LatencyHistogram()
     /// Ready latency of the displayed requests.
     public var ready = LatencyHistogram()
+    /// Whole request (first byte and transfer) of the loads the ttfb stage has.
+    public var request = LatencyHistogram()
 
     public init() {}
 
@@ -19,6 +21,7 @@ public struct RunDistributions: Sendable {
         stages = StageHistograms(significantDigits: digits)
         placeholder = LatencyHistogram(significantDigits: digits)
         ready = LatencyHistogram(significantDigits: digits)
+        request = LatencyHistogram(significantDigits: digits)
     }
 
     /// Another run's samples added to these.
@@ -27,6 +30,7 @@ public struct RunDistributions: Sendable {
         stages.add(other.stages)
         placeholder.add(other.placeholder)
         ready.add(other.ready)
+        request.add(other.request)
     }
 
     /// The summary's percentile fields from these. Placeholder time and ready latency only where
@@ -44,6 +48,13 @@ public struct RunDistributions: Sendable {
             summary.ttfbP95Ms = ttfb.milliseconds(atPercentile: 95)
             summary.ttfbP99Ms = ttfb.milliseconds(atPercentile: 99)
             summary.ttfbMaxMs = ttfb.maxMilliseconds
+        }
+        if request.count > 0 {
+            summary.requestP50Ms = request.milliseconds(atPercentile: 50)
+            summary.requestP90Ms = request.milliseconds(atPercentile: 90)
+            summary.requestP95Ms = request.milliseconds(atPercentile: 95)
+            summary.requestP99Ms = request.milliseconds(atPercentile: 99)
+            summary.requestMaxMs = request.maxMilliseconds
         }
         guard placeholder.count > 0 else { return }
         summary.placeholderP50Ms = placeholder.milliseconds(atPercentile: 50)

@@ -91,6 +91,12 @@ public struct RunSummary: Sendable, Equatable {
     public var ttfbP95Ms = 0.0
     public var ttfbP99Ms = 0.0
     public var ttfbMaxMs = 0.0
+    /// The same loads' whole request: first byte and transfer (the server's answer, all of it).
+    public var requestP50Ms = 0.0
+    public var requestP90Ms = 0.0
+    public var requestP95Ms = 0.0
+    public var requestP99Ms = 0.0
+    public var requestMaxMs = 0.0
     public var requestsPerS: Double { durationS > 0 ? Double(httpRequests) / durationS : 0 }
     public var errorRate: Double { networkFetches > 0 ? Double(errors) / Double(networkFetches) : 0 }
 

@@ -21,6 +21,8 @@ public struct HistogramsJSON: ReportWriter {
         public var ready: LatencyHistogram?
         /// Absent in files of imgbench 0.2 and earlier.
         public var seconds: [Timeline.Interval]?
+        /// Whole requests (first byte and transfer); absent in files of imgbench 0.2 and earlier.
+        public var request: LatencyHistogram?
 
         /// The run's distributions as written (empty where an older file has none).
         public var distributions: RunDistributions {
@@ -29,6 +31,7 @@ public struct HistogramsJSON: ReportWriter {
             distributions.stages = StageHistograms(histograms: stages)
             distributions.placeholder = placeholder ?? LatencyHistogram()
             distributions.ready = ready ?? LatencyHistogram()
+            distributions.request = request ?? LatencyHistogram()
             return distributions
         }
     }
@@ -37,7 +40,7 @@ public struct HistogramsJSON: ReportWriter {
         let runs = results.results.map { result in
             Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
                 latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
-                seconds: result.timeline.intervals)
+                seconds: result.timeline.intervals, request: result.distributions.request)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -19,6 +19,7 @@ public struct MemoryEstimate: Sendable {
     public init(_ plan: BenchmarkPlan) {
         let s = plan.settings
         let clients = s.clientIndices.count
+        let (alive, sessions) = Self.loadShape(s, users: clients)
         let images = s.source == .embedded ? s.resolvedImageCount : 0
         let distinct = min(s.rows, s.resolvedImageCount)
         let decodedImage = ImagePipeline.defaultTargetSize.pixelCount * 4
@@ -27,9 +28,24 @@ public struct MemoryEstimate: Sendable {
         let runs = plan.measuredRuns + plan.warmups * plan.strategies.count * plan.concurrencies.count
         parts = [
             ("generated corpus", 2 * images * Self.corpusImageBytes),
-            ("memory caches (\(clients) user\(clients == 1 ? "" : "s") × \(Format.size(cachePerUser)))", clients * cachePerUser),
-            ("request records (\(runs) run\(runs == 1 ? "" : "s") × \(clients) × \(s.rows) rows)", runs * clients * s.rows * Self.requestBytes),
+            ("memory caches (\(alive) user\(alive == 1 ? "" : "s") × \(Format.size(cachePerUser)))", alive * cachePerUser),
+            ("request records (\(runs) run\(runs == 1 ? "" : "s") × \(clients) × \(s.rows) rows"
+             + (sessions > 1 ? " × \(sessions) sessions)" : ")"), runs * clients * s.rows * sessions * Self.requestBytes),
         ].sorted { $0.bytes > $1.bytes }
+    }
+
+    /// Under a load model: the users scrolling at once (a user's caches go when it ends), and the
+    /// sessions a looping user scrolls (each keeps a record per row), from its trace's length.
+    static func loadShape(_ s: RunSettings, users: Int) -> (alive: Int, sessions: Int) {
+        guard let load = s.load else { return (users, 1) }
+        let trace = max(0.1, ScrollTrace.generate(profile: s.scroll, viewport: Viewport(rowCount: s.rows), fps: s.fps, seed: s.seed).duration)
+        let loops = max(1, Int((load.seconds / trace).rounded(.up)))
+        switch load {
+        case .duration: return (users, loops)
+        // A user counted for the whole time, at most: an upper bound.
+        case .stages(let stages): return (min(users, stages.map(\.target).max() ?? users), loops)
+        case .arrivalRate(let rate, _): return (min(users, Int((rate * (trace + s.settleSeconds)).rounded(.up)) + 1), 1)
+        }
     }
 
     /// Memory available now: the kernel's MemAvailable, or less where this process's cgroup (a

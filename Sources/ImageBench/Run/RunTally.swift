@@ -53,9 +53,16 @@ struct RunTally {
                 timeline.networkLoad(timeToFirstByte: stages.timeToFirstByte, transfer: stages.transfer, at: offset)
             }
         }
-        guard let crowd else { return distributions.stages.record(stages, fromNetwork: fromNetwork) }
+        guard let crowd else {
+            if fromNetwork { distributions.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer) }
+            return distributions.stages.record(stages, fromNetwork: fromNetwork)
+        }
         crowd.all.stages.record(stages, fromNetwork: fromNetwork)
-        if fromNetwork { distributions.stages.recordTimeToFirstByte(nanoseconds: stages.timeToFirstByte) }
+        guard fromNetwork else { return }
+        crowd.all.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
+        // The user's own, for clients.csv, at two digits as its time to first byte.
+        distributions.stages.recordTimeToFirstByte(nanoseconds: stages.timeToFirstByte)
+        distributions.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
     }
 
     /// A crowd user's own distributions for its summary: its records' times at three digits.

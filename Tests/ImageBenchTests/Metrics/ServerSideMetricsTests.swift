@@ -33,6 +33,11 @@ struct ServerSideMetricsTests {
         // ThreadSanitizer).
         #expect(abs(summary.ttfbP50Ms - own.milliseconds(atPercentile: 50)) <= 0.1 * summary.ttfbP50Ms,
                 "\(summary.ttfbP50Ms) vs \(own.milliseconds(atPercentile: 50))")
+        // The whole request (first byte and transfer) of the same loads: as many, and no shorter.
+        #expect(result.distributions.request.count == stage.count)
+        #expect(summary.requestP50Ms >= summary.ttfbP50Ms && summary.requestP99Ms >= summary.ttfbP99Ms
+                && summary.requestMaxMs >= summary.ttfbMaxMs && summary.requestP99Ms <= summary.requestMaxMs)
+        #expect(summary.requestP99Ms == result.distributions.request.milliseconds(atPercentile: 99))
         #expect(summary.requestsPerS == Double(summary.httpRequests) / summary.durationS && summary.requestsPerS > 0)
         #expect(summary.errorRate == 0 && summary.errors == 0)
         // In summary.csv by name, read back as written.
@@ -45,7 +50,8 @@ struct ServerSideMetricsTests {
     @Test("a results directory written before these columns still reads: they are left at 0, the rest as written")
     func olderRow() throws {
         var row = Dictionary(uniqueKeysWithValues: MetricCatalogTests.distinctSummary().fields.map { ($0.name, Format.csv($0.value)) })
-        for name in ["ttfb_p50_ms", "ttfb_p90_ms", "ttfb_p95_ms", "ttfb_p99_ms", "ttfb_max_ms", "requests_per_s", "error_rate"] {
+        for name in ["ttfb_p50_ms", "ttfb_p90_ms", "ttfb_p95_ms", "ttfb_p99_ms", "ttfb_max_ms", "requests_per_s", "error_rate",
+                     "request_p50_ms", "request_p90_ms", "request_p95_ms", "request_p99_ms", "request_max_ms"] {
             row[name] = nil
         }
         let summary = try RunSummary(row: row)

@@ -12,6 +12,25 @@ struct MemoryEstimateTests {
         return BenchmarkPlan(settings: settings, strategies: [.threads, .gcd], concurrencies: [5], repeats: 1, warmups: 0, warmupSeconds: 0)
     }
 
+    @Test("load models: an open model's caches are those of the users scrolling at once; a looping user's records, every session's")
+    func loadModels() throws {
+        var open = Self.plan(rows: 1_000)
+        open.settings.load = .arrivalRate(perSecond: 5, seconds: 120)
+        open.settings.clients = 600
+        let trace = ScrollTrace.generate(profile: open.settings.scroll, viewport: Viewport(rowCount: 1_000), fps: 60, seed: 1).duration
+        let alive = Int((5 * (trace + open.settings.settleSeconds)).rounded(.up)) + 1
+        let estimate = MemoryEstimate(open)
+        #expect(alive < 600 && estimate.parts.contains { $0.name == "memory caches (\(alive) users × 64.0 MB)" }, "\(estimate.parts)")
+        var looping = Self.plan(clients: 100, decodes: false, rows: 1_000)
+        looping.settings.load = .duration(seconds: 3_600)
+        let sessions = Int((3_600 / trace).rounded(.up))
+        let records = try #require(MemoryEstimate(looping).parts.first { $0.name.hasPrefix("request records") })
+        #expect(records.name.hasSuffix("× \(sessions) sessions)") && records.bytes == 2 * 100 * 1_000 * sessions * MemoryEstimate.requestBytes,
+                "\(records)")
+        // An hour of a hundred looping users' records does not fit in 8 GB: refused before it starts.
+        #expect(throws: BenchmarkError.self) { try MemoryEstimate(looping).check(available: 8_000_000_000) }
+    }
+
     @Test("a thousand users each filling a 64 MB cache are refused with the estimate; one user, or --no-decode, fit")
     func refusesWhatCannotFit() throws {
         let eightGB = 8_000_000_000
