@@ -36,25 +36,11 @@ public struct RunDistributions: Sendable {
     /// The summary's percentile fields from these. Placeholder time and ready latency only where
     /// any were recorded: histograms.json of imgbench 0.1 has none, and the summary keeps its own.
     public func fill(_ summary: inout RunSummary) {
-        summary.latencyP50Ms = latency.milliseconds(atPercentile: 50)
-        summary.latencyP90Ms = latency.milliseconds(atPercentile: 90)
-        summary.latencyP95Ms = latency.milliseconds(atPercentile: 95)
-        summary.latencyP99Ms = latency.milliseconds(atPercentile: 99)
-        summary.latencyMaxMs = latency.maxMilliseconds
+        Self.fill(&summary, from: latency, \.latencyP50Ms, \.latencyP90Ms, \.latencyP95Ms, \.latencyP99Ms, \.latencyMaxMs)
         let ttfb = stages["ttfb"]
-        if ttfb.count > 0 {
-            summary.ttfbP50Ms = ttfb.milliseconds(atPercentile: 50)
-            summary.ttfbP90Ms = ttfb.milliseconds(atPercentile: 90)
-            summary.ttfbP95Ms = ttfb.milliseconds(atPercentile: 95)
-            summary.ttfbP99Ms = ttfb.milliseconds(atPercentile: 99)
-            summary.ttfbMaxMs = ttfb.maxMilliseconds
-        }
+        if ttfb.count > 0 { Self.fill(&summary, from: ttfb, \.ttfbP50Ms, \.ttfbP90Ms, \.ttfbP95Ms, \.ttfbP99Ms, \.ttfbMaxMs) }
         if request.count > 0 {
-            summary.requestP50Ms = request.milliseconds(atPercentile: 50)
-            summary.requestP90Ms = request.milliseconds(atPercentile: 90)
-            summary.requestP95Ms = request.milliseconds(atPercentile: 95)
-            summary.requestP99Ms = request.milliseconds(atPercentile: 99)
-            summary.requestMaxMs = request.maxMilliseconds
+            Self.fill(&summary, from: request, \.requestP50Ms, \.requestP90Ms, \.requestP95Ms, \.requestP99Ms, \.requestMaxMs)
         }
         guard placeholder.count > 0 else { return }
         summary.placeholderP50Ms = placeholder.milliseconds(atPercentile: 50)
@@ -65,5 +51,16 @@ public struct RunDistributions: Sendable {
         summary.readyP50Ms = ready.milliseconds(atPercentile: 50)
         summary.readyP95Ms = ready.milliseconds(atPercentile: 95)
         summary.readyP99Ms = ready.milliseconds(atPercentile: 99)
+    }
+
+    /// A distribution's p50, p90, p95, p99 and max into the summary's five fields for them.
+    private static func fill(_ summary: inout RunSummary, from histogram: LatencyHistogram,
+                             _ p50: WritableKeyPath<RunSummary, Double>, _ p90: WritableKeyPath<RunSummary, Double>,
+                             _ p95: WritableKeyPath<RunSummary, Double>, _ p99: WritableKeyPath<RunSummary, Double>,
+                             _ max: WritableKeyPath<RunSummary, Double>) {
+        for (path, percentile) in [(p50, 50.0), (p90, 90), (p95, 95), (p99, 99)] {
+            summary[keyPath: path] = histogram.milliseconds(atPercentile: percentile)
+        }
+        summary[keyPath: max] = histogram.maxMilliseconds
     }
 }

@@ -28,21 +28,6 @@ public struct Timeline: Sendable {
 
         public init() {}
 
-        private enum CodingKeys: String, CodingKey { case requests, httpRequests, bytes, errors, activeUsers, ttfb, request, display }
-
-        /// Files written before `request` and `display` were kept read back without them.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            requests = try container.decode(Int.self, forKey: .requests)
-            httpRequests = try container.decode(Int.self, forKey: .httpRequests)
-            bytes = try container.decode(Int.self, forKey: .bytes)
-            errors = try container.decode(Int.self, forKey: .errors)
-            activeUsers = try container.decode(Int.self, forKey: .activeUsers)
-            ttfb = try container.decode(LatencyHistogram.self, forKey: .ttfb)
-            request = try container.decodeIfPresent(LatencyHistogram.self, forKey: .request) ?? LatencyHistogram(significantDigits: .two)
-            display = try container.decodeIfPresent(LatencyHistogram.self, forKey: .display) ?? LatencyHistogram(significantDigits: .two)
-        }
-
         mutating func add(_ other: Interval) {
             requests += other.requests
             httpRequests += other.httpRequests
