@@ -20,10 +20,13 @@ let package = Package(
         .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // Typed wrappers for what Swift cannot call: curl's variadic setopt/getinfo and
-        // libjpeg/libpng error handling, which needs setjmp/longjmp.
+        // libjpeg/libpng error handling, which needs setjmp/longjmp; and one C file per decoder
+        // for libwebp, libavif and giflib (libwebp-dev, libavif-dev, libgif-dev), whose headers
+        // are in /usr/include.
         .target(
             name: "CShims", dependencies: ["CCurl", "CJPEG", "CPNG"],
-            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("z")]),
+            linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("z"),
+                             .linkedLibrary("webp"), .linkedLibrary("avif"), .linkedLibrary("gif")]),
         .target(
             name: "ImageBench",
             dependencies: [

@@ -66,7 +66,17 @@ typedef struct {
     int bit_depth;     // 8 for JPEG; 1..16 for PNG
     int progressive;   // JPEG only
     int has_alpha;
+    int lossless;      // WebP only (VP8L)
+    int frames;        // AVIF: images in the file; 0 where unknown
 } ib_image_info;
+
+/// What a decode produced (ib_jpeg_decode_fill, ib_gif_decode_rgba).
+typedef struct {
+    uint32_t source_width, source_height;  // in the file
+    uint32_t width, height;                // written to output
+    int warnings;                          // libjpeg's recoverable-damage warnings
+    int frames;                            // GIF: frames in the file
+} ib_decode_report;
 
 /// A message buffer for the library's error text (NUL-terminated, truncated to fit).
 #define IB_ERROR_CAPACITY 200
@@ -99,14 +109,69 @@ int ib_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int co
                   int bit_depth, int compression_level, uint8_t **out, size_t *out_length,
                   char *error);
 
+// MARK: - aspect fill (declared first: the WebP decoder takes a fill geometry)
+
+typedef struct ib_fill_geometry ib_fill_geometry;
+
+// MARK: - WebP (libwebp)
+
+/// Header facts; an animated WebP is IB_IMAGE_UNSUPPORTED.
+int ib_webp_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error);
+/// Decodes to RGBA8. With a geometry, libwebp crops to its rectangle and scales to its output
+/// size while decoding (no full-size bitmap); `output` holds out_width*out_height*4 bytes, or
+/// width*height*4 without one.
+int ib_webp_decode_rgba(const uint8_t *data, size_t length, const ib_fill_geometry *geometry,
+                        uint8_t *output, size_t output_capacity, char *error);
+/// RGB (channels 3) or RGBA (4) to a malloc'd WebP, lossy at `quality` (0-100) or lossless.
+int ib_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
+                   float quality, int lossless, uint8_t **out, size_t *out_length, char *error);
+/// libwebp's decoder version, 0xMMmmpp.
+int ib_webp_version(void);
+
+// MARK: - AVIF (libavif, dav1d to decode, libaom to encode)
+
+int ib_avif_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error);
+/// Decodes the first image to RGBA8 (8- to 12-bit sources, alpha kept), on one thread. Refuses
+/// (IB_IMAGE_TOO_LARGE) after parsing the container and before decoding when the size exceeds
+/// max_pixels; fills *info from the container.
+int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
+                        size_t output_capacity, ib_image_info *info, char *error);
+/// RGB/RGBA 8-bit to a malloc'd 4:2:0 AVIF at `depth` bits (8 or 10), one quantizer (0 best to
+/// 63), libaom at `speed` (0 slowest to 10 fastest); alpha is lossless.
+int ib_avif_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int depth,
+                   int quantizer, int speed, uint8_t **out, size_t *out_length, char *error);
+const char *ib_avif_version(void);
+/// The AV1 codecs libavif was built with and their versions, e.g. "dav1d [dec]:1.0.0, aom ...".
+void ib_avif_codecs(char *text, size_t capacity);
+
+// MARK: - GIF (giflib)
+
+/// The logical screen's size (the canvas the first frame is drawn on).
+int ib_gif_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error);
+/// Decodes the first frame onto a transparent canvas of the screen's size and counts every frame
+/// (later frames' data is skipped, not decompressed) into report->frames. A frame larger than
+/// max_pixels is refused before its rows are decompressed, its size in report->source_width/height.
+int ib_gif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
+                       size_t output_capacity, ib_decode_report *report, char *error);
+/// Reduces RGB8 to at most `colors` (≤ 256) colours with giflib's median cut: one index per pixel,
+/// the palette as RGB triples, its size in *palette_size.
+int ib_gif_quantize(const uint8_t *rgb, uint32_t width, uint32_t height, int colors, uint8_t *indices,
+                    uint8_t *palette, int *palette_size, char *error);
+/// `frames` frames of width*height palette indices (frame after frame) to a malloc'd GIF89a with
+/// one global palette; `transparent` is an index or -1; each frame shows for `delay_centiseconds`.
+int ib_gif_encode(const uint8_t *indices, int frames, uint32_t width, uint32_t height, const uint8_t *palette,
+                  int palette_size, int transparent, int delay_centiseconds, uint8_t **out, size_t *out_length,
+                  char *error);
+const char *ib_gif_version(void);
+
 // MARK: - aspect fill
 
 /// Where an image lands in a cell shown aspect-fill: the output size (never larger than the source)
 /// and the centred source rectangle that maps onto it.
-typedef struct {
+struct ib_fill_geometry {
     uint32_t out_width, out_height;
     uint32_t crop_x, crop_y, crop_width, crop_height;
-} ib_fill_geometry;
+};
 
 void ib_fill_geometry_for(uint32_t source_width, uint32_t source_height, uint32_t target_width,
                           uint32_t target_height, ib_fill_geometry *geometry);
@@ -131,12 +196,6 @@ void ib_fill_row(ib_fill *fill, const uint8_t *row);
 void ib_box_filter_rgba(const uint8_t *source, uint32_t source_width, const ib_fill_geometry *geometry,
                         uint32_t *scratch, uint8_t *output);
 
-/// What ib_jpeg_decode_fill produced.
-typedef struct {
-    uint32_t source_width, source_height;  // in the file
-    uint32_t width, height;                // written to output
-    int warnings;                          // libjpeg's recoverable-damage warnings
-} ib_decode_report;
 
 /// Decodes a JPEG straight to a cell of target_width × target_height shown aspect-fill: the
 /// largest DCT scale (1/2, 1/4, 1/8) that keeps at least the target size, then each decoded row

@@ -3,7 +3,8 @@ import Testing
 @testable import ImageBench
 
 /// A bounded mutation fuzzer for the decoders: real encoded images (baseline and progressive
-/// JPEG, gray JPEG, PNG in every layout and 16-bit) mutated thousands of ways, each decoded. A
+/// JPEG, gray JPEG, PNG in every layout and 16-bit, lossy and lossless WebP with and without alpha,
+/// 8- and 10-bit AVIF, static and animated GIF) mutated thousands of ways, each decoded. A
 /// decoder may only return an image or a typed error: a crash, a libjpeg exit(), an overrun (run
 /// it under -sanitize=address) or a hang fails the run.
 ///
@@ -23,6 +24,17 @@ struct DecoderFuzzTests {
         seeds.append(try ImageEncoder.png(gray, size: size, layout: .gray))
         seeds.append(try ImageEncoder.png(gray.flatMap { [$0, 255 - $0] }, size: size, layout: .grayAlpha))
         seeds.append(try ImageEncoder.png(rgb.flatMap { [$0, $0] }, size: size, layout: .rgb, bitDepth: 16))
+        var rgba = [UInt8]()
+        for i in 0..<size.pixelCount { rgba += [rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], UInt8(i % 256)] }
+        seeds.append(try ImageEncoder.webp(rgb, size: size, channels: 3, quality: 75))
+        seeds.append(try ImageEncoder.webp(rgba, size: size, channels: 4, quality: 75))
+        seeds.append(try ImageEncoder.webp(rgba, size: size, channels: 4, quality: nil))
+        seeds.append(try ImageEncoder.avif(rgb, size: size, channels: 3, quantizer: 30))
+        seeds.append(try ImageEncoder.avif(rgba, size: size, channels: 4, quantizer: 30, depth: 10))
+        let quantized = try ImageEncoder.quantize(rgb, size: size, colors: 64)
+        seeds.append(try ImageEncoder.gif(frames: [quantized.indices], size: size, palette: quantized.palette))
+        seeds.append(try ImageEncoder.gif(frames: [quantized.indices, quantized.indices.reversed(), quantized.indices],
+                                          size: size, palette: quantized.palette, transparent: 5))
         return seeds
     }
 
@@ -69,7 +81,7 @@ struct DecoderFuzzTests {
         return bytes
     }
 
-    @Test("mutated JPEG and PNG decode to an image or a typed error, never a crash")
+    @Test("mutated images of every format decode to an image or a typed error, never a crash")
     func mutations() throws {
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["IMGBENCH_FUZZ_SECONDS"].flatMap(Double.init)
@@ -80,8 +92,11 @@ struct DecoderFuzzTests {
         let limits = DecodeLimits(maxPixels: 4_000_000)
         let started = Date()
         var decoded = 0, failed: [String: Int] = [:], slowest = 0.0, done = 0
+        var tried: [ImageFormat: Int] = [:]
         while done < iterations, seconds.map({ Date().timeIntervalSince(started) < $0 }) ?? true {
-            let input = Self.mutate(seeds[done % seeds.count], &random)
+            let seed = seeds[done % seeds.count]
+            let input = Self.mutate(seed, &random)
+            tried[ImageFormat(sniffing: seed), default: 0] += 1
             let target: PixelSize? = random.unit() < 0.5 ? ImagePipeline.defaultTargetSize : nil
             let start = Date()
             do {
@@ -97,7 +112,9 @@ struct DecoderFuzzTests {
             done += 1
         }
         print("decoder fuzzing: \(done) inputs in \(String(format: "%.0f", Date().timeIntervalSince(started))) s: "
-              + "\(decoded) decoded, failed \(failed.sorted { $0.key < $1.key }), slowest \(String(format: "%.3f", slowest)) s")
+              + "\(decoded) decoded, failed \(failed.sorted { $0.key < $1.key }), slowest \(String(format: "%.3f", slowest)) s; "
+              + "per format \(tried.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))")
+        #expect(Set(tried.keys) == Set(ImageFormat.decodable), "every format is fuzzed")
         // Both fates occur, or the mutations are too timid (or too brutal) to test anything.
         #expect(decoded > done / 20 && failed.values.reduce(0, +) > done / 20)
     }

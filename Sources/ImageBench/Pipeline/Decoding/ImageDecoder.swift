@@ -2,6 +2,9 @@
 public struct ImageDecoder: ImageDecoding {
     private let jpeg = JPEGDecoder()
     private let png = PNGDecoder()
+    private let webp = WebPDecoder()
+    private let avif = AVIFDecoder()
+    private let gif = GIFDecoder()
 
     public init() {}
 
@@ -10,8 +13,9 @@ public struct ImageDecoder: ImageDecoding {
         switch ImageFormat(sniffing: bytes) {
         case .jpeg: return try jpeg.decode(bytes, targetSize: targetSize, limits: limits)
         case .png: return try png.decode(bytes, targetSize: targetSize, limits: limits)
-        case .gif: throw .unsupported("GIF")
-        case .webp: throw .unsupported("WebP")
+        case .webp: return try webp.decode(bytes, targetSize: targetSize, limits: limits)
+        case .avif: return try avif.decode(bytes, targetSize: targetSize, limits: limits)
+        case .gif: return try gif.decode(bytes, targetSize: targetSize, limits: limits)
         case .unknown: throw .corrupt("not an image (unrecognised leading bytes)")
         }
     }

@@ -4,7 +4,7 @@ public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty
     /// The library rejected the data: truncated, bit-flipped, bad CRC, not the format it claims.
     case corrupt(String)
-    /// Well-formed data the decoders do not handle: GIF, WebP, 12-bit or CMYK JPEG.
+    /// Well-formed data the decoders do not handle: animated WebP, 12-bit JPEG, no AV1 codec.
     case unsupported(String)
     /// The header promises more pixels than `--max-pixels` allows; nothing was allocated.
     case tooLarge(PixelSize, limit: Int)
@@ -29,7 +29,7 @@ public struct DecodeLimits: Sendable, Equatable, Codable {
 }
 
 /// Turns encoded bytes into pixels: already filled to `targetSize` (aspect-fill, no upscaling)
-/// when the decoder can do it while decoding (JPEG), at full size otherwise. Callers aspect-fill
+/// when the decoder can do it while decoding (JPEG, WebP), at full size otherwise. Callers aspect-fill
 /// the result, which leaves a filled image as it is.
 public protocol ImageDecoding: Sendable {
     func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage

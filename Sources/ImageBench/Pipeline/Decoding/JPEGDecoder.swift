@@ -75,12 +75,6 @@ public struct JPEGDecoder: ImageDecoding {
     }
 
     static func check(_ status: Int32, _ message: [CChar]) throws(DecodeError) {
-        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        switch ib_image_status(rawValue: UInt32(status)) {
-        case IB_IMAGE_OK: return
-        case IB_IMAGE_UNSUPPORTED: throw .unsupported("JPEG: \(text)")
-        case IB_IMAGE_NO_MEMORY: throw .corrupt("JPEG: out of memory: \(text)")
-        default: throw .corrupt("JPEG: \(text)")
-        }
+        try DecodeStatus.check(status, message, format: "JPEG")
     }
 }

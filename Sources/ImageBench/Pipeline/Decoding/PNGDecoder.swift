@@ -27,11 +27,6 @@ public struct PNGDecoder: ImageDecoding {
     }
 
     static func check(_ status: Int32, _ message: [CChar]) throws(DecodeError) {
-        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        switch ib_image_status(rawValue: UInt32(status)) {
-        case IB_IMAGE_OK: return
-        case IB_IMAGE_UNSUPPORTED: throw .unsupported("PNG: \(text)")
-        default: throw .corrupt("PNG: \(text)")
-        }
+        try DecodeStatus.check(status, message, format: "PNG")
     }
 }

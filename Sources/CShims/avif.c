@@ -1,0 +1,154 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <avif/avif.h>
+#include "cshims.h"
+
+// libavif parses the container (ISOBMFF boxes) and hands the AV1 payload to a codec: dav1d for
+// decoding on Debian, libaom for encoding. Errors are avifResult codes, with a diagnostic text.
+// A decode runs on one thread (maxThreads 1), as one worker of the strategy under test: the
+// strategy's concurrency, not the codec's, is what is being measured.
+
+static int ib_avif_status(avifResult result, const avifDiagnostics *diag, char *error) {
+    if (result == AVIF_RESULT_OK) return IB_IMAGE_OK;
+    if (error) {
+        if (diag && diag->error[0]) snprintf(error, IB_ERROR_CAPACITY, "%s: %s", avifResultToString(result), diag->error);
+        else snprintf(error, IB_ERROR_CAPACITY, "%s", avifResultToString(result));
+    }
+    switch (result) {
+    case AVIF_RESULT_NO_CODEC_AVAILABLE:
+    case AVIF_RESULT_NOT_IMPLEMENTED:
+    case AVIF_RESULT_NO_AV1_ITEMS_FOUND:
+        return IB_IMAGE_UNSUPPORTED;
+    case AVIF_RESULT_OUT_OF_MEMORY:
+        return IB_IMAGE_NO_MEMORY;
+    default:
+        return IB_IMAGE_CORRUPT;
+    }
+}
+
+// Parses the container only: the header's size is known before any pixel is decoded.
+static avifResult ib_avif_parse(avifDecoder *decoder, const uint8_t *data, size_t length) {
+    decoder->maxThreads = 1;
+    decoder->ignoreExif = AVIF_TRUE;
+    decoder->ignoreXMP = AVIF_TRUE;
+    // Parsing allocates nothing in proportion to the image: its size is checked against ours
+    // after parsing, before the frame is decoded. (libavif's own limit, 16384², stays in force.)
+    avifResult result = avifDecoderSetIOMemory(decoder, data, length);
+    if (result != AVIF_RESULT_OK) return result;
+    return avifDecoderParse(decoder);
+}
+
+static void ib_avif_fill_info(const avifDecoder *decoder, ib_image_info *info) {
+    memset(info, 0, sizeof *info);
+    info->width = decoder->image->width;
+    info->height = decoder->image->height;
+    info->bit_depth = (int)decoder->image->depth;
+    info->has_alpha = decoder->alphaPresent;
+    info->components = decoder->alphaPresent ? 4 : 3;
+    info->frames = decoder->imageCount;
+}
+
+int ib_avif_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error) {
+    if (error) error[0] = 0;
+    avifDecoder *decoder = avifDecoderCreate();
+    if (!decoder) return IB_IMAGE_NO_MEMORY;
+    avifResult result = ib_avif_parse(decoder, data, length);
+    if (result == AVIF_RESULT_OK) ib_avif_fill_info(decoder, info);
+    int status = ib_avif_status(result, &decoder->diag, error);
+    avifDecoderDestroy(decoder);
+    return status;
+}
+
+int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
+                        size_t output_capacity, ib_image_info *info, char *error) {
+    if (error) error[0] = 0;
+    avifDecoder *decoder = avifDecoderCreate();
+    if (!decoder) return IB_IMAGE_NO_MEMORY;
+    avifResult result = ib_avif_parse(decoder, data, length);
+    int status;
+    if (result != AVIF_RESULT_OK) {
+        status = ib_avif_status(result, &decoder->diag, error);
+        avifDecoderDestroy(decoder);
+        return status;
+    }
+    ib_avif_fill_info(decoder, info);
+    uint64_t pixels = (uint64_t)info->width * info->height;
+    if (pixels == 0 || (max_pixels > 0 && pixels > max_pixels)) {
+        avifDecoderDestroy(decoder);
+        return pixels == 0 ? IB_IMAGE_CORRUPT : IB_IMAGE_TOO_LARGE;
+    }
+    if (pixels * 4 > output_capacity) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
+        avifDecoderDestroy(decoder);
+        return IB_IMAGE_NO_MEMORY;
+    }
+    result = avifDecoderNextImage(decoder);
+    if (result == AVIF_RESULT_OK) {
+        // The frame decoded may differ from what the container announced (a lying header).
+        if (decoder->image->width != info->width || decoder->image->height != info->height) {
+            if (error) snprintf(error, IB_ERROR_CAPACITY, "frame size differs from the header's");
+            avifDecoderDestroy(decoder);
+            return IB_IMAGE_CORRUPT;
+        }
+        avifRGBImage rgb;
+        avifRGBImageSetDefaults(&rgb, decoder->image);
+        rgb.format = AVIF_RGB_FORMAT_RGBA;
+        rgb.depth = 8;
+        rgb.pixels = output;
+        rgb.rowBytes = info->width * 4;
+        result = avifImageYUVToRGB(decoder->image, &rgb);
+    }
+    status = ib_avif_status(result, &decoder->diag, error);
+    avifDecoderDestroy(decoder);
+    return status;
+}
+
+int ib_avif_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int depth,
+                   int quantizer, int speed, uint8_t **out, size_t *out_length, char *error) {
+    if (error) error[0] = 0;
+    avifImage *image = avifImageCreate(width, height, (uint32_t)depth, AVIF_PIXEL_FORMAT_YUV420);
+    if (!image) return IB_IMAGE_NO_MEMORY;
+    avifRGBImage rgb;
+    avifRGBImageSetDefaults(&rgb, image);
+    rgb.format = channels == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+    rgb.depth = 8;
+    rgb.pixels = (uint8_t *)pixels;
+    rgb.rowBytes = width * (uint32_t)channels;
+    avifResult result = avifImageRGBToYUV(image, &rgb);
+    avifEncoder *encoder = NULL;
+    avifRWData output = AVIF_DATA_EMPTY;
+    if (result == AVIF_RESULT_OK) {
+        encoder = avifEncoderCreate();
+        if (!encoder) { avifImageDestroy(image); return IB_IMAGE_NO_MEMORY; }
+        encoder->maxThreads = 1;
+        encoder->speed = speed;
+        encoder->minQuantizer = quantizer;
+        encoder->maxQuantizer = quantizer;
+        encoder->minQuantizerAlpha = AVIF_QUANTIZER_LOSSLESS;
+        encoder->maxQuantizerAlpha = AVIF_QUANTIZER_LOSSLESS;
+        result = avifEncoderWrite(encoder, image, &output);
+    }
+    int status = ib_avif_status(result, encoder ? &encoder->diag : NULL, error);
+    if (status == IB_IMAGE_OK) {
+        *out = malloc(output.size);
+        if (*out) {
+            memcpy(*out, output.data, output.size);
+            *out_length = output.size;
+        } else {
+            status = IB_IMAGE_NO_MEMORY;
+        }
+    }
+    avifRWDataFree(&output);
+    if (encoder) avifEncoderDestroy(encoder);
+    avifImageDestroy(image);
+    return status;
+}
+
+const char *ib_avif_version(void) { return avifVersion(); }
+
+void ib_avif_codecs(char *text, size_t capacity) {
+    char versions[256];
+    avifCodecVersions(versions);
+    snprintf(text, capacity, "%s", versions);
+}

@@ -1,0 +1,36 @@
+import CShims
+
+/// Decodes a GIF's first frame through giflib into RGBA, on a transparent canvas of the file's
+/// screen size, and counts its frames (`DecodedImage.frames`): a feed shows an animation's first
+/// frame until it plays. Later frames are skipped without being decompressed.
+public struct GIFDecoder: ImageDecoding {
+    public init() {}
+
+    public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+        guard !bytes.isEmpty else { throw .empty }
+        var info = ib_image_info()
+        var message = DecodeStatus.messageBuffer()
+        let status = bytes.withUnsafeBufferPointer { ib_gif_read_info($0.baseAddress, $0.count, &info, &message) }
+        try DecodeStatus.check(status, message, format: "GIF")
+        let size = try DecodeStatus.checkedSize(info, limits: limits)
+        var decodeStatus: Int32 = 0
+        var report = ib_decode_report()
+        let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in
+            decodeStatus = bytes.withUnsafeBufferPointer {
+                ib_gif_decode_rgba($0.baseAddress, $0.count, UInt64(limits.maxPixels), output.baseAddress, output.count,
+                                   &report, &message)
+            }
+            count = decodeStatus == IB_IMAGE_OK.rawValue ? size.pixelCount * 4 : 0
+        }
+        if decodeStatus == IB_IMAGE_TOO_LARGE.rawValue {
+            // A frame larger than the screen it is drawn on.
+            throw .tooLarge(PixelSize(width: Int(report.source_width), height: Int(report.source_height)), limit: limits.maxPixels)
+        }
+        try DecodeStatus.check(decodeStatus, message, format: "GIF")
+        var image = DecodedImage(size: size, pixels: pixels)
+        image.frames = Int(report.frames)
+        return image
+    }
+
+    public static var libraryVersion: String { String(cString: ib_gif_version()) }
+}

@@ -1,0 +1,39 @@
+import CShims
+
+/// Decodes WebP (lossy VP8, lossless VP8L, with or without alpha) through libwebp into RGBA.
+/// Given a target, libwebp crops and scales while it decodes, so the image comes out already
+/// filled to the cell: its scaled decode, the one reduced-scale path WebP has. Animated WebP is
+/// unsupported (a typed error).
+public struct WebPDecoder: ImageDecoding {
+    public init() {}
+
+    public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+        guard !bytes.isEmpty else { throw .empty }
+        var info = ib_image_info()
+        var message = DecodeStatus.messageBuffer()
+        let status = bytes.withUnsafeBufferPointer { ib_webp_read_info($0.baseAddress, $0.count, &info, &message) }
+        try DecodeStatus.check(status, message, format: "WebP")
+        let source = try DecodeStatus.checkedSize(info, limits: limits)
+        var geometry = ib_fill_geometry(out_width: UInt32(source.width), out_height: UInt32(source.height), crop_x: 0,
+                                        crop_y: 0, crop_width: UInt32(source.width), crop_height: UInt32(source.height))
+        if let target = targetSize, target.width > 0, target.height > 0 {
+            ib_fill_geometry_for(UInt32(source.width), UInt32(source.height), UInt32(target.width), UInt32(target.height), &geometry)
+        }
+        let size = PixelSize(width: Int(geometry.out_width), height: Int(geometry.out_height))
+        var decodeStatus: Int32 = 0
+        let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in
+            decodeStatus = bytes.withUnsafeBufferPointer {
+                ib_webp_decode_rgba($0.baseAddress, $0.count, &geometry, output.baseAddress, output.count, &message)
+            }
+            count = decodeStatus == IB_IMAGE_OK.rawValue ? size.pixelCount * 4 : 0
+        }
+        try DecodeStatus.check(decodeStatus, message, format: "WebP")
+        return DecodedImage(size: size, pixels: pixels, sourceSize: source)
+    }
+
+    /// libwebp's decoder version, e.g. 1.2.4.
+    public static var libraryVersion: String {
+        let version = Int(ib_webp_version())
+        return "\(version >> 16 & 0xFF).\(version >> 8 & 0xFF).\(version & 0xFF)"
+    }
+}
