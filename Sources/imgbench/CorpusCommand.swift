@@ -34,7 +34,7 @@ struct CorpusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let corpus = ImageCorpus.generate(count: images, seed: seed, jpegOnly: jpegOnly, cache: noCorpusCache ? nil : .standard())
+        let corpus = ImageCorpus.generate(count: images, seed: seed, format: jpegOnly ? .only(.jpeg) : .mixed, cache: noCorpusCache ? nil : .standard())
         let written = try CommandFailure.catching("cannot write to \(out)") {
             try CorpusExport.write(corpus, to: URL(fileURLWithPath: out), baseURL: baseURL)
         }

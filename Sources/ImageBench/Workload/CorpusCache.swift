@@ -4,8 +4,8 @@ import Foundation
 /// Generated images kept on disk, so a start does not pay ~5 ms of CPU an image to make them
 /// again: every run, every gate child and every `serve` after the first loads them. An image's
 /// bytes depend only on the generator, the encoders (libjpeg-turbo's and libpng's versions), the
-/// seed, its id and `jpegOnly`, so the cache is a folder per generator and encoder versions, seed
-/// and format choice with one file per id, and serves any count.
+/// seed, its id and the corpus format, so the cache is a folder per generator and encoder versions,
+/// seed and format (with that format's encoder version) with one file per id, and serves any count.
 ///
 /// Each file is verified when read (magic, header, length and an FNV-1a checksum of the bytes):
 /// a damaged or foreign file is regenerated and rewritten, never used. Files are written under a
@@ -31,8 +31,8 @@ public struct CorpusCache: Sendable {
     }
 
     /// The folder of one seed's images.
-    func folder(seed: UInt64, jpegOnly: Bool) -> URL {
-        directory.appendingPathComponent("corpus-v\(Self.generatorVersion)-\(Self.encoders)/seed-\(seed)\(jpegOnly ? "-jpeg-only" : "")")
+    func folder(seed: UInt64, format: CorpusFormat) -> URL {
+        directory.appendingPathComponent("corpus-v\(Self.generatorVersion)-\(Self.encoders)/seed-\(seed)\(format.cacheSuffix)")
     }
 
     /// The encoders' versions, as a folder name's part: another libjpeg-turbo may encode other bytes.
@@ -46,8 +46,8 @@ public struct CorpusCache: Sendable {
 
     /// The cached image, or nil when it is missing; `damaged` is set when a file was there but
     /// did not verify.
-    func load(id: Int, seed: UInt64, jpegOnly: Bool, damaged: inout Bool) -> CorpusImage? {
-        let file = folder(seed: seed, jpegOnly: jpegOnly).appendingPathComponent("\(id).img")
+    func load(id: Int, seed: UInt64, format corpusFormat: CorpusFormat, damaged: inout Bool) -> CorpusImage? {
+        let file = folder(seed: seed, format: corpusFormat).appendingPathComponent("\(id).img")
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         let bytes = [UInt8](data)
         func field(_ offset: Int, _ width: Int) -> UInt64 {
@@ -59,7 +59,7 @@ public struct CorpusCache: Sendable {
         }
         let body = Array(bytes[Self.headerSize...])
         let format = ImageFormat(sniffing: body)
-        guard Self.checksum(body) == field(16, 8), format == .jpeg || format == .png else {
+        guard Self.checksum(body) == field(16, 8), ImageFormat.decodable.contains(format) else {
             damaged = true
             return nil
         }
@@ -67,8 +67,8 @@ public struct CorpusCache: Sendable {
     }
 
     /// Writes an image (best effort: a cache that cannot be written only costs the next start).
-    func store(_ image: CorpusImage, seed: UInt64, jpegOnly: Bool) {
-        let folder = folder(seed: seed, jpegOnly: jpegOnly)
+    func store(_ image: CorpusImage, seed: UInt64, format: CorpusFormat) {
+        let folder = folder(seed: seed, format: format)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var bytes = Self.magic
         func append(_ value: UInt64, _ width: Int) { for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * index))) } }

@@ -16,7 +16,8 @@ public struct CorpusImage: Sendable, Identifiable {
 /// run, so every strategy downloads and decodes exactly the same work.
 ///
 /// The mix mirrors a feed: avatars (96–160 px, half of them PNG), thumbnails (240–480 px JPEG) and
-/// feed photos (640–1200 px JPEG, a third progressive).
+/// feed photos (640–1200 px JPEG, a third progressive). Another `CorpusFormat` encodes the same
+/// pictures in one format.
 public struct ImageCorpus: Sendable {
     public let seed: UInt64
     public let images: [CorpusImage]
@@ -31,8 +32,9 @@ public struct ImageCorpus: Sendable {
     /// Generates `count` images on all cores, or loads them from `cache` where it holds them
     /// whole (and stores the ones it had to make). `progress` is called with the number done so
     /// far. `shouldStop` ends generation early (Ctrl-C); the corpus then lacks the images not made.
-    /// `jpegOnly` encodes the avatars that would be PNG as JPEG too (for `{id}.jpg` URL templates).
-    public static func generate(count: Int, seed: UInt64, jpegOnly: Bool = false, cache: CorpusCache? = nil,
+    /// `format` `.only(.jpeg)` encodes the avatars that would be PNG as JPEG too (for `{id}.jpg`
+    /// URL templates).
+    public static func generate(count: Int, seed: UInt64, format: CorpusFormat = .mixed, cache: CorpusCache? = nil,
                                 progress: (@Sendable (Int) -> Void)? = nil, shouldStop: (@Sendable () -> Bool)? = nil) -> ImageCorpus {
         let results = Locked<[CorpusImage?]>(Array(repeating: nil, count: count))
         let done = Atomic<Int>(0), loaded = Atomic<Int>(0), damaged = Atomic<Int>(0)
@@ -40,12 +42,12 @@ public struct ImageCorpus: Sendable {
             if shouldStop?() == true { return }
             var broken = false
             let image: CorpusImage
-            if let cached = cache?.load(id: id, seed: seed, jpegOnly: jpegOnly, damaged: &broken) {
+            if let cached = cache?.load(id: id, seed: seed, format: format, damaged: &broken) {
                 image = cached
                 loaded.add(1, ordering: .relaxed)
             } else {
-                image = makeImage(id: id, seed: seed, jpegOnly: jpegOnly)
-                cache?.store(image, seed: seed, jpegOnly: jpegOnly)
+                image = makeImage(id: id, seed: seed, format: format)
+                cache?.store(image, seed: seed, format: format)
                 if broken { damaged.add(1, ordering: .relaxed) }
             }
             results.withLockedValue { $0[id] = image }
@@ -59,23 +61,23 @@ public struct ImageCorpus: Sendable {
     }
 
     /// One image of the corpus, made on the calling thread (what `generate` runs on every core).
-    public static func makeImage(id: Int, seed: UInt64, jpegOnly: Bool = false) -> CorpusImage {
+    public static func makeImage(id: Int, seed: UInt64, format: CorpusFormat = .mixed) -> CorpusImage {
         var random = SeededRandom(seed: seed ^ SeededRandom.mix(UInt64(id) &+ 0xC0FFEE))
         let kind = random.unit()
         let pixelSeed = random.next()
         if kind < 0.35 {
-            // Avatar: square; half are PNG, some with an alpha channel (a round mask).
+            // Avatar: square; in the mix half are PNG, some of those with an alpha channel (a round
+            // mask). (The alpha draw is the picture's last, so drawing it for every format changes
+            // no other choice.)
             let side = 96 + Int(random.unit() * 65)
             let size = PixelSize(width: side, height: side)
             let rgb = PhotoSynthesizer.rgb(size: size, seed: pixelSeed)
-            if random.unit() < 0.5 && !jpegOnly {
-                let withAlpha = random.unit() < 0.5
-                let pixels = withAlpha ? roundMask(rgb, side: side) : rgb
-                let bytes = try! ImageEncoder.png(pixels, size: size, layout: withAlpha ? .rgba : .rgb)
-                return CorpusImage(id: id, format: .png, size: size, bytes: bytes)
-            }
-            let bytes = try! ImageEncoder.jpeg(rgb, size: size, channels: 3, quality: 85)
-            return CorpusImage(id: id, format: .jpeg, size: size, bytes: bytes)
+            let mixedIsPNG = random.unit() < 0.5
+            let withAlpha = mixedIsPNG && random.unit() < 0.5
+            let fileFormat = format.fileFormat(mixedChoice: mixedIsPNG ? .png : .jpeg)
+            let alpha = withAlpha && fileFormat != .jpeg ? roundAlpha(side: side) : nil
+            let bytes = try! CorpusEncoding.encode(fileFormat, rgb: rgb, alpha: alpha, size: size, jpegQuality: 85, progressive: false)
+            return CorpusImage(id: id, format: fileFormat, size: size, bytes: bytes)
         }
         let isPhoto = kind >= 0.75
         let longSide = isPhoto ? 640 + Int(random.unit() * 561) : 240 + Int(random.unit() * 241)
@@ -85,23 +87,22 @@ public struct ImageCorpus: Sendable {
                           : PixelSize(width: longSide * a / b, height: longSide)
         let rgb = PhotoSynthesizer.rgb(size: size, seed: pixelSeed)
         let progressive = isPhoto && random.unit() < 1.0 / 3.0
-        let bytes = try! ImageEncoder.jpeg(rgb, size: size, channels: 3, quality: isPhoto ? 80 : 85,
-                                           progressive: progressive)
-        return CorpusImage(id: id, format: .jpeg, size: size, bytes: bytes)
+        let fileFormat = format.fileFormat(mixedChoice: .jpeg)
+        let bytes = try! CorpusEncoding.encode(fileFormat, rgb: rgb, alpha: nil, size: size, jpegQuality: isPhoto ? 80 : 85,
+                                               progressive: progressive)
+        return CorpusImage(id: id, format: fileFormat, size: size, bytes: bytes)
     }
 
-    /// RGB to RGBA with everything outside the inscribed circle transparent, as avatars are cut.
-    private static func roundMask(_ rgb: [UInt8], side: Int) -> [UInt8] {
-        var rgba = [UInt8](repeating: 0, count: side * side * 4)
+    /// Everything outside the inscribed circle transparent, as avatars are cut.
+    private static func roundAlpha(side: Int) -> [UInt8] {
+        var alpha = [UInt8](repeating: 0, count: side * side)
         let centre = Double(side - 1) / 2, radius2 = Double(side * side) / 4
         for y in 0..<side {
             for x in 0..<side {
-                let i = y * side + x
-                rgba[i * 4] = rgb[i * 3]; rgba[i * 4 + 1] = rgb[i * 3 + 1]; rgba[i * 4 + 2] = rgb[i * 3 + 2]
                 let dx = Double(x) - centre, dy = Double(y) - centre
-                rgba[i * 4 + 3] = dx * dx + dy * dy <= radius2 ? 255 : 0
+                alpha[y * side + x] = dx * dx + dy * dy <= radius2 ? 255 : 0
             }
         }
-        return rgba
+        return alpha
     }
 }

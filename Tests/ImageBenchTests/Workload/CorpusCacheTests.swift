@@ -19,7 +19,7 @@ struct CorpusCacheTests {
         #expect(longer.fromCache == 8 && longer.images.count == 10)
         // Another seed or the JPEG-only choice is another corpus.
         #expect(ImageCorpus.generate(count: 2, seed: 10, cache: cache).fromCache == 0)
-        #expect(ImageCorpus.generate(count: 2, seed: 9, jpegOnly: true, cache: cache).fromCache == 0)
+        #expect(ImageCorpus.generate(count: 2, seed: 9, format: .only(.jpeg), cache: cache).fromCache == 0)
     }
 
     @Test("a damaged, truncated or foreign cache file is detected, made again and rewritten; never used")
@@ -28,7 +28,7 @@ struct CorpusCacheTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = CorpusCache(directory: directory)
         let original = ImageCorpus.generate(count: 12, seed: 4, cache: cache)
-        let folder = cache.folder(seed: 4, jpegOnly: false)
+        let folder = cache.folder(seed: 4, format: .mixed)
         func path(_ id: Int) -> String { folder.appendingPathComponent("\(id).img").path }
         var flipped = [UInt8](FileManager.default.contents(atPath: path(2))!)
         flipped[flipped.count / 2] ^= 0x40                                              // a flipped bit in the image
