@@ -26,7 +26,10 @@ let package = Package(
         .target(
             name: "CShims", dependencies: ["CCurl", "CJPEG", "CPNG"],
             linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("z"),
-                             .linkedLibrary("webp"), .linkedLibrary("avif"), .linkedLibrary("gif")]),
+                             .linkedLibrary("webp"), .linkedLibrary("avif"), .linkedLibrary("gif"),
+                             // avif.c's dav1d_default_settings must be in the dynamic symbol table
+                             // for libavif's call to reach it.
+                             .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=dav1d_default_settings"])]),
         .target(
             name: "ImageBench",
             dependencies: [

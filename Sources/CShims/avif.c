@@ -2,12 +2,43 @@
 #include <stdlib.h>
 #include <string.h>
 #include <avif/avif.h>
+#include <dav1d/dav1d.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include "cshims.h"
 
 // libavif parses the container (ISOBMFF boxes) and hands the AV1 payload to a codec: dav1d for
 // decoding on Debian, libaom for encoding. Errors are avifResult codes, with a diagnostic text.
 // A decode runs on one thread (maxThreads 1), as one worker of the strategy under test: the
 // strategy's concurrency, not the codec's, is what is being measured.
+
+// dav1d writes every damaged OBU it meets to stderr through its default logger, and libavif 0.11
+// leaves that logger in place: a run fed damaged AVIF (--faults, a hostile server) would print
+// over the progress line, and the error is already typed and counted. libavif takes dav1d's
+// settings from dav1d_default_settings; this definition is found before libdav1d's by the dynamic
+// linker (the executable is searched first), calls dav1d's own, and removes the logger (dav1d
+// logs nothing without one).
+static void (*ib_dav1d_defaults)(Dav1dSettings *);
+static void ib_dav1d_find_defaults(void) {
+    ib_dav1d_defaults = (void (*)(Dav1dSettings *))dlsym(RTLD_NEXT, "dav1d_default_settings");
+}
+
+void dav1d_default_settings(Dav1dSettings *settings) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, ib_dav1d_find_defaults);
+    if (ib_dav1d_defaults) ib_dav1d_defaults(settings);
+    settings->logger.callback = NULL;
+}
+
+int ib_dav1d_logger_silenced(void) {
+    // What libavif gets: the definition the dynamic linker finds first.
+    void (*defaults)(Dav1dSettings *) = (void (*)(Dav1dSettings *))dlsym(RTLD_DEFAULT, "dav1d_default_settings");
+    if (!defaults) return 0;
+    Dav1dSettings settings;
+    memset(&settings, 0xA5, sizeof settings);
+    defaults(&settings);
+    return settings.logger.callback == NULL && settings.n_threads == 0 && ib_dav1d_defaults != NULL;
+}
 
 static int ib_avif_status(avifResult result, const avifDiagnostics *diag, char *error) {
     if (result == AVIF_RESULT_OK) return IB_IMAGE_OK;

@@ -141,6 +141,9 @@ int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels,
 int ib_avif_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int depth,
                    int quantizer, int speed, uint8_t **out, size_t *out_length, char *error);
 const char *ib_avif_version(void);
+/// 1 when dav1d_default_settings, as libavif finds it, gives settings without dav1d's stderr
+/// logger (avif.c replaces it), 0 otherwise.
+int ib_dav1d_logger_silenced(void);
 /// The AV1 codecs libavif was built with and their versions, e.g. "dav1d [dec]:1.0.0, aom ...".
 void ib_avif_codecs(char *text, size_t capacity);
 

@@ -174,6 +174,11 @@ struct ModernFormatTests {
         return descriptor + 10
     }
 
+    @Test("dav1d's stderr logger is off: damaged AVIF is a typed error, not text over the progress line")
+    func dav1dQuiet() {
+        #expect(ib_dav1d_logger_silenced() == 1)
+    }
+
     @Test("a header over --max-pixels is refused before allocating", arguments: [ImageFormat.webp, .avif, .gif])
     func tooLarge(format: ImageFormat) throws {
         let size = PixelSize(width: 96, height: 64)
