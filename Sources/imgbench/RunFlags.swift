@@ -54,6 +54,9 @@ struct StrategyFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: "Concurrency limits, comma-separated (each is a matrix column) \(FlagRanges.help(FlagRanges.concurrency)).")
     var concurrency = defaults.concurrency
 
+    @Option(help: "Corpus formats, comma-separated (each is a matrix column, the same pictures in each): \(CorpusFormat.all.map(\.description).joined(separator: ", ")). jpeg+png is the default mix; with --source, a URL template with {ext}.", completion: .list(CorpusFormat.all.map(\.description)))
+    var formats = defaults.formats
+
     @Option(help: "HTTP transport: blocking (an easy handle per worker) or multi (curl multi on one thread).", completion: .list(TransportKind.allCases.map(\.rawValue)))
     var transport = defaults.transport
 
@@ -87,6 +90,7 @@ struct StrategyFlags: ParsableArguments {
     func apply(to options: inout RunOptions) {
         options.strategies = strategies
         options.concurrency = concurrency
+        options.formats = formats
         options.transport = transport
         options.filter = filter
         options.cancel = cancel

@@ -40,6 +40,7 @@ public struct RunArguments: Sendable, Equatable {
         case .template(let template): words += ["--source", template]
         case .manifest(let path, _), .manifestURL(let path): words += ["--source", path]
         }
+        words += Self.formatFlags(plan)
         if let images = s.imageCount { words += ["--images", String(images)] }
         if let feed = s.feed { words += ["--feed", feed.rawValue] }
         if let directory = s.diskCacheDirectory { words += ["--disk-cache", directory] }
@@ -49,12 +50,18 @@ public struct RunArguments: Sendable, Equatable {
         self.words = words
     }
 
+    /// `--formats`, said only when it is not the mix (which builds before formats ran), so such a
+    /// build can still run the plan.
+    static func formatFlags(_ plan: BenchmarkPlan) -> [String] {
+        plan.formats == [.mixed] ? [] : ["--formats", plan.formats.map(\.description).joined(separator: ",")]
+    }
+
     /// The whole child invocation: `run`, the plan, then `extra` (later flags win, so a side's
     /// own `--inject` or `--source` changes only that side), then the plan's matrix again (the
     /// repeats and cells the gate chose win over a side's), quiet, into `directory`.
     public static func invocation(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL) -> [String] {
         let matrix = ["--repeat", String(plan.repeats), "--strategies", plan.strategies.map(\.rawValue).joined(separator: ","),
-                      "--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")]
+                      "--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")] + formatFlags(plan)
         // --force: the gate owns its workspace, and a re-run of the gate writes into it again.
         return ["run"] + RunArguments(plan).words + extra + matrix + ["--quiet", "--force", "--out", directory.path]
     }

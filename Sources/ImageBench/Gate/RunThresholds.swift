@@ -50,7 +50,7 @@ public enum RunThresholds {
     public static func evaluate(_ thresholds: [Threshold], on results: [RunResult]) -> [ThresholdCheck] {
         thresholds.compactMap { threshold in
             guard case .limit(let comparison, _) = threshold.rule else { return nil }
-            func name(_ cell: RunCell) -> String { "\(cell.strategy.rawValue) ×\(cell.concurrency) #\(cell.repetition)" }
+            func name(_ cell: RunCell) -> String { "\(cell.name) #\(cell.repetition)" }
             let values: [(run: String, value: Double)]
             if let metric = Metric.named(threshold.metric) {
                 values = results.compactMap { result in metric.number(of: result.summary).map { (name(result.cell), $0) } }

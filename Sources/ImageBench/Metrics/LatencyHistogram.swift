@@ -99,6 +99,17 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
         return Double(histogram.valueAtPercentile(percentile)) / 1_000
     }
 
+    /// A distribution-free 95% interval for the value at `percentile`, in milliseconds: the
+    /// values at the order statistics n·p ∓ 1.96·√(n·p·(1−p)) (the binomial bound). It assumes
+    /// independent samples; nil when empty.
+    public func interval(atPercentile percentile: Double) -> (low: Double, high: Double)? {
+        let n = Double(histogram.totalCount)
+        guard n > 0 else { return nil }
+        let p = percentile / 100, spread = 1.96 * (n * p * (1 - p)).squareRoot()
+        let low = max(0, n * p - spread) / n * 100, high = min(n, n * p + spread) / n * 100
+        return (milliseconds(atPercentile: low), milliseconds(atPercentile: high))
+    }
+
     public var maxMilliseconds: Double {
         histogram.totalCount > 0 ? Double(histogram.max) / 1_000 : 0
     }

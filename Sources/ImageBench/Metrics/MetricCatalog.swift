@@ -89,6 +89,11 @@ extension Metric {
     public static let requestMax = distribution("request_max_ms", \.requestMaxMs, since03: true)
 
     /// A percentile or mean from a histogram merged across users and shards.
+    public static let format = Metric("format", "name", nil, .same, .text(\.format), since03: true)
+    /// Decode time per megapixel of the file (the size decode cost follows), over the images decoded.
+    public static let decodeMsPerMpP50 = distribution("decode_ms_per_mp_p50", \.decodeMsPerMpP50, since03: true)
+    public static let decodeMsPerMpP95 = distribution("decode_ms_per_mp_p95", \.decodeMsPerMpP95, since03: true)
+
     private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
                                      since03: Bool = false) -> Metric {
         Metric(name, "ms", .lowerIsBetter, .recomputed, .real(path), since03: since03)
@@ -108,7 +113,7 @@ extension Metric {
         placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames, hostLateFrames, hostOverloaded, achievedConcurrencyMean, achievedConcurrencyPeak,
         imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial, imagesLoaded,
         requestsPerS, errorRate, ttfbP50, ttfbP90, ttfbP95, ttfbP99, ttfbMax,
-        requestP50, requestP90, requestP95, requestP99, requestMax,
+        requestP50, requestP90, requestP95, requestP99, requestMax, format, decodeMsPerMpP50, decodeMsPerMpP95,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

@@ -42,6 +42,7 @@ public enum RepeatStatistics {
 public struct CellAggregate: Sendable {
     public let strategy: String
     public let concurrency: Int
+    public let format: String
     public let runs: Int
     public let estimates: [(metric: Metric, estimate: Estimate)]
 
@@ -52,7 +53,7 @@ public struct CellAggregate: Sendable {
             let estimates = Metric.aggregated.map { metric in
                 (metric, RepeatStatistics.median(summaries.map { metric.number(of: $0) ?? 0 }))
             }
-            return CellAggregate(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency,
+            return CellAggregate(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency, format: summaries[0].format,
                                  runs: summaries.count, estimates: estimates)
         }
     }

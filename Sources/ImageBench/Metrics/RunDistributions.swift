@@ -12,6 +12,8 @@ public struct RunDistributions: Sendable {
     public var ready = LatencyHistogram()
     /// Whole request (first byte and transfer) of the loads the ttfb stage has.
     public var request = LatencyHistogram()
+    /// Decode time per megapixel of the file (ns per 10⁶ source pixels) of every image decoded.
+    public var decodePerMegapixel = LatencyHistogram()
 
     public init() {}
 
@@ -22,6 +24,7 @@ public struct RunDistributions: Sendable {
         placeholder = LatencyHistogram(significantDigits: digits)
         ready = LatencyHistogram(significantDigits: digits)
         request = LatencyHistogram(significantDigits: digits)
+        decodePerMegapixel = LatencyHistogram(significantDigits: digits)
     }
 
     /// Another run's samples added to these.
@@ -31,6 +34,7 @@ public struct RunDistributions: Sendable {
         placeholder.add(other.placeholder)
         ready.add(other.ready)
         request.add(other.request)
+        decodePerMegapixel.add(other.decodePerMegapixel)
     }
 
     /// The summary's percentile fields from these. Placeholder time and ready latency only where
@@ -41,6 +45,10 @@ public struct RunDistributions: Sendable {
         if ttfb.count > 0 { Self.fill(&summary, from: ttfb, \.ttfbP50Ms, \.ttfbP90Ms, \.ttfbP95Ms, \.ttfbP99Ms, \.ttfbMaxMs) }
         if request.count > 0 {
             Self.fill(&summary, from: request, \.requestP50Ms, \.requestP90Ms, \.requestP95Ms, \.requestP99Ms, \.requestMaxMs)
+        }
+        if decodePerMegapixel.count > 0 {
+            summary.decodeMsPerMpP50 = decodePerMegapixel.milliseconds(atPercentile: 50)
+            summary.decodeMsPerMpP95 = decodePerMegapixel.milliseconds(atPercentile: 95)
         }
         guard placeholder.count > 0 else { return }
         summary.placeholderP50Ms = placeholder.milliseconds(atPercentile: 50)

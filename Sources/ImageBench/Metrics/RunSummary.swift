@@ -3,6 +3,9 @@ public struct RunSummary: Sendable, Equatable {
     public var strategy = ""
     public var concurrency = 0
     public var repetition = 0
+    /// The corpus format (`--formats`): `jpeg+png`, `webp`, …; empty for a `--source` that
+    /// names no format.
+    public var format = ""
     public var network = ""
     public var transport = ""
     public var rows = 0
@@ -93,6 +96,9 @@ public struct RunSummary: Sendable, Equatable {
     public var ttfbMaxMs = 0.0
     /// The same loads' whole request: first byte and transfer (the server's answer, all of it).
     public var requestP50Ms = 0.0
+    /// Decode time per megapixel of the file, p50 and p95, over the images decoded.
+    public var decodeMsPerMpP50 = 0.0
+    public var decodeMsPerMpP95 = 0.0
     public var requestP90Ms = 0.0
     public var requestP95Ms = 0.0
     public var requestP99Ms = 0.0

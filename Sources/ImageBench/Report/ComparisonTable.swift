@@ -30,10 +30,13 @@ public struct ComparisonTable: Sendable {
 
     static let columns: [Column] = [
         Column("strategy") { summary in
-            switch CellValidity(summary) {
-            case .valid: summary.strategy
-            case .control: summary.strategy + " (control)"
-            case .invalid: summary.strategy + " (not ranked)"
+            // With --formats, the format is part of the cell: "threads avif".
+            let name = summary.format.isEmpty || summary.format == CorpusFormat.mixed.description
+                ? summary.strategy : "\(summary.strategy) \(summary.format)"
+            return switch CellValidity(summary) {
+            case .valid: name
+            case .control: name + " (control)"
+            case .invalid: name + " (not ranked)"
             }
         }, Column("limit", .concurrency), Column("#", .repetition),
         // Placeholder time covers every request (n = requests); display latency the shown ones (n = shown).
@@ -99,7 +102,7 @@ public struct ComparisonTable: Sendable {
             for (index, column) in columns.enumerated() {
                 guard let metric = column.ranked,
                       let winner = BeyondNoise.winner(metric, cells, traceFrames: traceFrames) else { continue }
-                for (row, result) in results.enumerated() where result.cell.strategy == winner.strategy && result.cell.concurrency == winner.concurrency {
+                for (row, result) in results.enumerated() where result.cell.name == winner.name {
                     best[row].insert(index)
                 }
             }

@@ -9,7 +9,17 @@ public enum Findings {
         sentences(benchmark.results, traceFrames: Verdict.traceFrames(benchmark))
     }
 
+    /// With several formats, each format's cells are compared among themselves ("In avif: …");
+    /// the verdict compares the formats.
     public static func sentences(_ results: [RunResult], traceFrames: Int) -> [String] {
+        let formats = results.map(\.summary.format).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        guard formats.count > 1 else { return sentencesInOneFormat(results, traceFrames: traceFrames) }
+        return formats.flatMap { format in
+            sentencesInOneFormat(results.filter { $0.summary.format == format }, traceFrames: traceFrames).map { "In \(format): " + $0 }
+        }
+    }
+
+    static func sentencesInOneFormat(_ results: [RunResult], traceFrames: Int) -> [String] {
         // Only valid cells are compared: the control, failed, stopped and overloaded runs are not.
         let cells = RunResult.byCell(results).filter { CellValidity($0.map(\.summary)).isValid }
         var sentences: [String] = []

@@ -23,6 +23,9 @@ public struct HistogramsJSON: ReportWriter {
         public var seconds: [Timeline.Interval]?
         /// Whole requests (first byte and transfer); absent in files of imgbench 0.2 and earlier.
         public var request: LatencyHistogram?
+        /// The corpus format and decode time per megapixel; absent in files of imgbench 0.2 and earlier.
+        public var format: String?
+        public var decodePerMegapixel: LatencyHistogram?
 
         /// The run's distributions as written (empty where an older file has none).
         public var distributions: RunDistributions {
@@ -32,6 +35,7 @@ public struct HistogramsJSON: ReportWriter {
             distributions.placeholder = placeholder ?? LatencyHistogram()
             distributions.ready = ready ?? LatencyHistogram()
             distributions.request = request ?? LatencyHistogram()
+            distributions.decodePerMegapixel = decodePerMegapixel ?? LatencyHistogram()
             return distributions
         }
     }
@@ -40,7 +44,8 @@ public struct HistogramsJSON: ReportWriter {
         let runs = results.results.map { result in
             Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
                 latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
-                seconds: result.timeline.intervals, request: result.distributions.request)
+                seconds: result.timeline.intervals, request: result.distributions.request, format: result.summary.format,
+                decodePerMegapixel: result.distributions.decodePerMegapixel)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

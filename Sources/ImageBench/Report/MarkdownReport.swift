@@ -39,7 +39,7 @@ public struct MarkdownReport: ReportWriter {
         \(settings.source == .embedded ? "served by the embedded server" : "from \(settings.source.description)"), \
         feed `\(settings.feedOrder.rawValue)`.
 
-        \(findings(results))\(ComparisonTable(results).markdown)
+        \(FormatTable(results).markdown)\(findings(results))\(ComparisonTable(results).markdown)
 
         Latency is display latency: from the frame a row became visible to the frame its image was displayed \
         (memory hits count as 0 ms; rows that left first are "never shown" and not in the percentiles).

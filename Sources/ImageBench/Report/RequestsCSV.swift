@@ -10,7 +10,7 @@ public struct RequestsCSV: ReportWriter {
         "strategy", "concurrency", "repeat", "client", "request", "row", "image", "url", "source", "outcome",
         "visible_frame", "requested_ms", "display_frame", "latency_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
-        "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error",
+        "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error", "format",
     ]
 
     public init() {}
@@ -36,7 +36,7 @@ public struct RequestsCSV: ReportWriter {
                     request.cancel.rawValue, String(request.bytes), ms(stages?.queueWait), ms(stages?.diskRead),
                     ms(stages?.timeToFirstByte), ms(stages?.transfer),
                     ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery), String(request.decodeWarnings),
-                    request.errorClass?.rawValue ?? "", request.errorMessage ?? "",
+                    request.errorClass?.rawValue ?? "", request.errorMessage ?? "", result.summary.format,
                 ])
             }
         }

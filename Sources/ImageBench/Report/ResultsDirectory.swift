@@ -52,9 +52,10 @@ public struct ResultsDirectory: Sendable {
         return ResultsDirectory(path: directory.path, header: header, runs: runs)
     }
 
-    /// The strategy × concurrency cell a run belongs to, as tables name it: "threads ×5".
+    /// The strategy × concurrency (× format) cell a run belongs to, as tables name it:
+    /// "threads ×5", "threads ×5 avif".
     static func cell(of run: [String: String]) -> String {
-        "\(run["strategy"] ?? "?") ×\(run["concurrency"] ?? "?")"
+        CellName.of(strategy: run["strategy"] ?? "?", concurrency: run["concurrency"] ?? "?", format: run["format"] ?? "")
     }
 
     /// Runs grouped by strategy and concurrency, in first-seen order.

@@ -51,12 +51,12 @@ public enum ShardMerge {
                 }
                 seenClients[client] = directory
                 clientsHere.insert(client)
-                let key = Self.key(summary.strategy, summary.concurrency, summary.repetition)
+                let key = Self.key(summary.strategy, summary.concurrency, summary.repetition, summary.format)
                 if clientRows[key] == nil { cellOrder.append(key) }
                 clientRows[key, default: []].append((client, summary))
             }
             for run in runs {
-                let key = Self.key(run.strategy, run.concurrency, run.repetition)
+                let key = Self.key(run.strategy, run.concurrency, run.repetition, run.format ?? "")
                 histograms[key, default: RunDistributions()].add(run.distributions)
                 // Each shard's seconds count from its own start: shards started together add up.
                 timelines[key, default: Timeline()].add(Timeline(intervals: run.seconds ?? []))
@@ -69,7 +69,7 @@ public enum ShardMerge {
                     let row = Dictionary(uniqueKeysWithValues: zip(header, fields))
                     guard let record = RequestRecord(row: row), let strategy = row["strategy"],
                           let concurrency = row["concurrency"].flatMap(Int.init), let repetition = row["repeat"].flatMap(Int.init) else { continue }
-                    records[Self.key(strategy, concurrency, repetition), default: []].append(record)
+                    records[Self.key(strategy, concurrency, repetition, row["format"] ?? ""), default: []].append(record)
                 }
             }
         }
@@ -86,7 +86,10 @@ public enum ShardMerge {
             let distributions = histograms[key] ?? RunDistributions()
             var summary = RunSummary.combining(clients.map(\.summary))
             distributions.fill(&summary)
-            var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition),
+            // A --source cell whose format imgbench did not choose has none (the mix's name is not shown).
+            let format = (try? CorpusFormat(parsing: summary.format)) ?? .mixed
+            var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition,
+                                                 format: format),
                                    summary: summary, requests: records[key] ?? [], distributions: distributions)
             result.clients = clients.count > 1 ? clients : []
             result.timeline = timelines[key] ?? Timeline()
@@ -102,7 +105,7 @@ public enum ShardMerge {
         return Merged(results: benchmark, requestsCSV: requests)
     }
 
-    static func key(_ strategy: String, _ concurrency: Int, _ repetition: Int) -> String {
-        "\(strategy) ×\(concurrency) #\(repetition)"
+    static func key(_ strategy: String, _ concurrency: Int, _ repetition: Int, _ format: String) -> String {
+        "\(CellName.of(strategy: strategy, concurrency: concurrency, format: format)) #\(repetition)"
     }
 }

@@ -30,7 +30,7 @@ public struct SummaryJSON: ReportWriter {
             return run
         }
         let aggregate: [[String: Any]] = CellAggregate.of(results.results).map { cell in
-            var entry: [String: Any] = ["strategy": cell.strategy, "concurrency": cell.concurrency, "runs": cell.runs]
+            var entry: [String: Any] = ["strategy": cell.strategy, "concurrency": cell.concurrency, "format": cell.format, "runs": cell.runs]
             for (metric, estimate) in cell.estimates {
                 entry[metric.name] = ["median": estimate.median, "ci_low": estimate.low, "ci_high": estimate.high]
             }
@@ -55,6 +55,7 @@ public struct SummaryJSON: ReportWriter {
                 "disk_read": settings.diskRead.rawValue, "prefetch": settings.prefetch,
                 "inject": settings.injection.description,
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
+                "formats": results.plan.formats.map(\.description),
                 "repeat": results.plan.repeats, "warmup": results.plan.warmups,
                 "warmup_seconds": results.plan.warmupSeconds, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,

@@ -62,7 +62,7 @@ public final class TerminalProgress: BenchmarkObserver {
     }
 
     private static func name(_ cell: RunCell) -> String {
-        "\(cell.strategy.rawValue) ×\(cell.concurrency) " + (cell.repetition == 0 ? "warm-up" : "#\(cell.repetition)")
+        "\(cell.name) " + (cell.repetition == 0 ? "warm-up" : "#\(cell.repetition)")
     }
 
     private func emit(_ line: String, final: Bool) {

@@ -75,33 +75,45 @@ public enum Benchmark {
         let diskCaches = try settings.diskCacheDirectory.map { path throws(DiskCache.OpenError) in
             try DiskCacheWorkspace(directory: URL(fileURLWithPath: path), sizeLimit: settings.diskCacheBytes)
         }
-        let workload: Workload, server: ImageServer?, corpusBytes: Int
+        var prepared = PreparedWorkloads(), server: ImageServer?
         if case .embedded = settings.source {
             let imageCount = settings.resolvedImageCount
-            observer?.preparing("generating \(imageCount) images (seed \(settings.seed))"
-                                + (corpusCache.map { ", or loading them from \($0.directory.path)" } ?? ""))
-            let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, cache: corpusCache, progress: { done in
-                observer?.corpusProgress(done: done, total: imageCount)
-            }, shouldStop: { stop?.isRequested == true })
-            if stop?.isRequested == true { return stopped(plan) }
-            if corpusCache != nil {
-                observer?.preparing("\(corpus.fromCache) of \(imageCount) images from the corpus cache"
-                                    + (corpus.damagedInCache > 0 ? ", \(corpus.damagedInCache) damaged there and made again" : ""))
+            var corpora: [ImageCorpus] = []
+            for format in plan.formats where stop?.isRequested != true {
+                observer?.preparing("generating \(imageCount) images (seed \(settings.seed), \(format))"
+                                    + (corpusCache.map { ", or loading them from \($0.directory.path)" } ?? ""))
+                let corpus = ImageCorpus.generate(count: imageCount, seed: settings.seed, format: format, cache: corpusCache, progress: { done in
+                    observer?.corpusProgress(done: done, total: imageCount)
+                }, shouldStop: { stop?.isRequested == true })
+                if corpusCache != nil && stop?.isRequested != true {
+                    observer?.preparing("\(corpus.fromCache) of \(imageCount) images from the corpus cache"
+                                        + (corpus.damagedInCache > 0 ? ", \(corpus.damagedInCache) damaged there and made again" : ""))
+                }
+                corpora.append(corpus)
             }
-            let embedded = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.injection.applied(to: settings.network),
-                                           seed: settings.seed, faults: settings.faults)
-            observer?.preparing("serving \(corpus.images.count) images (\(corpus.totalBytes / 1024) kB) at \(embedded.baseURL), network \(settings.network)")
-            workload = makeWorkload(settings: settings, corpus: corpus, baseURL: embedded.baseURL)
-            server = embedded
-            corpusBytes = corpus.totalBytes
-        } else {
-            workload = makeWorkload(settings: settings)
-            server = nil
-            corpusBytes = workload.images.reduce(0) { $0 + ($1.expectedBytes ?? 0) }
-            observer?.preparing("source \(settings.source.description): \(workload.images.count) images for \(settings.rows) rows")
-            try preflight(workload.images[workload.feed.imageForRow[0]].url, limits: settings.fetchLimits, stop: stop)
             if stop?.isRequested == true { return stopped(plan) }
+            let embedded = try ImageServer(files: ServedFiles(corpora: corpora), profile: settings.injection.applied(to: settings.network),
+                                           seed: settings.seed, faults: settings.faults)
+            for (format, corpus) in zip(plan.formats, corpora) {
+                observer?.preparing("serving \(corpus.images.count) \(format) images (\(corpus.totalBytes / 1024) kB) at "
+                                    + "\(embedded.baseURL), network \(settings.network)")
+                prepared.byFormat[format] = makeWorkload(settings: settings, corpus: corpus, baseURL: embedded.baseURL)
+            }
+            (prepared.corpusImages, prepared.corpusBytes) = (corpora[0].images.count, corpora[0].totalBytes)
+            server = embedded
+        } else {
+            for format in plan.formats {
+                let workload = makeWorkload(settings: settings, format: format)
+                prepared.byFormat[format] = workload
+                observer?.preparing("source \(settings.source.description)\(plan.formats.count > 1 ? " (\(format))" : ""): "
+                                    + "\(workload.images.count) images for \(settings.rows) rows")
+                try preflight(workload.images[workload.feed.imageForRow[0]].url, limits: settings.fetchLimits, stop: stop)
+                if stop?.isRequested == true { return stopped(plan) }
+            }
+            let first = prepared.workload(plan.formats[0])
+            (prepared.corpusImages, prepared.corpusBytes) = (first.images.count, first.images.reduce(0) { $0 + ($1.expectedBytes ?? 0) })
         }
+        let workload = prepared.workload(plan.formats[0])
         defer { server?.shutdown() }
         if !settings.faults.isEmpty { observer?.preparing("server faults: \(settings.faults) (deterministic by seed)") }
         if settings.injection != .none {
@@ -117,21 +129,23 @@ public enum Benchmark {
             observer?.runStarted(cell, index: index, of: cells.count)
             if cell.repetition > 0 && plan.warmupSeconds > 0 {
                 server?.restartFaultDraws()
-                warmUp(cell, seconds: plan.warmupSeconds, workload: workload, settings: settings, stop: stop, observer: observer)
+                warmUp(cell, seconds: plan.warmupSeconds, workload: prepared.workload(cell.format), settings: settings,
+                       stop: stop, observer: observer)
                 if stop?.isRequested == true { break }
             }
             let diskCache = try diskCaches?.cacheForRun(index)
             // Every run meets the same faults on its k-th request of a path (fair across strategies).
             server?.restartFaultDraws()
             let before = server?.counts
-            var result = runCell(cell, workload: workload, settings: settings, diskCache: diskCache, stop: stop, observer: observer)
+            var result = runCell(cell, workload: prepared.workload(cell.format), settings: settings,
+                                 diskCache: diskCache, stop: stop, observer: observer)
             if let server, let before { result.server = server.counts - before }
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
             if cell.repetition > 0 { results.append(result) }
         }
-        return BenchmarkResults(plan: plan, results: results, corpusImages: workload.images.count,
-                                corpusBytes: corpusBytes, serverURL: server?.baseURL ?? settings.source.description,
+        return BenchmarkResults(plan: plan, results: results, corpusImages: prepared.corpusImages,
+                                corpusBytes: prepared.corpusBytes, serverURL: server?.baseURL ?? settings.source.description,
                                 traceSeconds: workload.trace.duration, startedAt: startedAt,
                                 environment: RunEnvironment.capture(), stoppedBy: stop?.reason)
     }
@@ -162,7 +176,7 @@ public enum Benchmark {
             short.load = nil
             short.clients = max(min(short.clients, 100), short.shard?.count ?? 1)
         }
-        let warmCell = RunCell(strategy: cell.strategy, concurrency: cell.concurrency, repetition: 0)
+        let warmCell = RunCell(strategy: cell.strategy, concurrency: cell.concurrency, repetition: 0, format: cell.format)
         _ = runCell(warmCell, workload: workload, settings: short, frames: Int(seconds * Double(settings.fps)),
                     stop: stop, observer: observer)
     }
@@ -223,18 +237,20 @@ public enum Benchmark {
 
     /// The feed, URLs and trace for a URL template or a manifest. Sizes are known only where the
     /// manifest gives them.
-    public static func makeWorkload(settings: RunSettings) -> Workload {
+    public static func makeWorkload(settings: RunSettings, format: CorpusFormat = .mixed) -> Workload {
         switch settings.source {
         case .embedded:
             preconditionFailure("the embedded source needs its corpus")
-        case .template(let template) where template.contains("{row}"):
+        case .template(let named) where named.contains("{row}"):
+            let template = RunSettings.template(named, format: format)
             let images = (0..<settings.rows).map { row in
                 ImageReference(url: template.replacingOccurrences(of: "{row}", with: String(row))
                                    .replacingOccurrences(of: "{id}", with: String(row)), expectedBytes: nil, sourcePixels: nil)
             }
             return workload(settings: settings, feed: Feed(imageForRow: Array(0..<settings.rows), imageCount: settings.rows),
                             images: images)
-        case .template(let template):
+        case .template(let named):
+            let template = RunSettings.template(named, format: format)
             let count = settings.resolvedImageCount
             let images = (0..<count).map {
                 ImageReference(url: template.replacingOccurrences(of: "{id}", with: String($0)), expectedBytes: nil, sourcePixels: nil)

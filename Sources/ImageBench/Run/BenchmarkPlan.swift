@@ -11,18 +11,23 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
     /// Seconds of the trace each cell plays just before every measured run, not counted, so no
     /// run is measured cold (`--warmup-seconds`; 0 turns it off).
     public var warmupSeconds: Double
+    /// The corpus formats to compare (`--formats`): each cell runs in each, on the same pictures
+    /// and the same trace.
+    public var formats: [CorpusFormat]
 
     public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
-                warmups: Int = 0, warmupSeconds: Double = 0) {
+                warmups: Int = 0, warmupSeconds: Double = 0, formats: [CorpusFormat] = [.mixed]) {
         self.settings = settings
         self.strategies = strategies
         self.concurrencies = concurrencies
         self.repeats = repeats
         self.warmups = warmups
         self.warmupSeconds = warmupSeconds
+        self.formats = formats
     }
 
-    /// Plans of imgbench 0.2 have no `warmupSeconds`: they ran without one.
+    /// Plans of imgbench 0.2 have no `warmupSeconds` (they ran without one) and no `formats`
+    /// (they ran the mix).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(settings: try container.decode(RunSettings.self, forKey: .settings),
@@ -30,18 +35,21 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
                   concurrencies: try container.decode([Int].self, forKey: .concurrencies),
                   repeats: try container.decode(Int.self, forKey: .repeats),
                   warmups: try container.decode(Int.self, forKey: .warmups),
-                  warmupSeconds: try container.decodeIfPresent(Double.self, forKey: .warmupSeconds) ?? 0)
+                  warmupSeconds: try container.decodeIfPresent(Double.self, forKey: .warmupSeconds) ?? 0,
+                  formats: try container.decodeIfPresent([CorpusFormat].self, forKey: .formats) ?? [.mixed])
     }
 
     /// Runs that count (warm-ups excluded).
-    public var measuredRuns: Int { strategies.count * concurrencies.count * max(1, repeats) }
+    public var measuredRuns: Int { strategies.count * concurrencies.count * formats.count * max(1, repeats) }
 
     /// Cells in run order: warm-ups first, then repeats outermost, so drift over time spreads
     /// across every cell instead of favouring the ones that ran first.
     public var cells: [RunCell] {
         let round = { (repetition: Int) in
             self.strategies.flatMap { strategy in
-                self.concurrencies.map { RunCell(strategy: strategy, concurrency: $0, repetition: repetition) }
+                self.concurrencies.flatMap { limit in
+                    self.formats.map { RunCell(strategy: strategy, concurrency: limit, repetition: repetition, format: $0) }
+                }
             }
         }
         return (0..<warmups).flatMap { _ in round(0) } + (1...max(1, repeats)).flatMap(round)
@@ -77,6 +85,9 @@ extension BenchmarkPlan {
         try check(!strategies.contains(.events) || s.transport == .multi,
                   "--strategies events needs --transport multi (it has no thread to block on a download)")
         try check(!concurrencies.isEmpty, "--concurrency needs at least one value")
+        try check(!formats.isEmpty, "--formats needs at least one value")
+        try check(Set(formats).count == formats.count, "--formats names a format twice")
+        try checkFormats()
         for limit in concurrencies { try R.check(limit, in: R.concurrency, "--concurrency") }
         try R.check(repeats, in: R.repeats, "--repeat")
         try R.check(warmups, in: R.warmup, "--warmup")

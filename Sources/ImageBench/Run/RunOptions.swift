@@ -8,6 +8,7 @@ public struct RunOptions: Sendable {
     public var rows = 5_000
     public var concurrency = "5"
     public var strategies = StrategyKind.defaults.map(\.rawValue).joined(separator: ",")
+    public var formats = CorpusFormat.mixed.description
     public var transport = TransportKind.blocking.rawValue
     public var network: String?
     public var source: String?
@@ -103,8 +104,9 @@ public struct RunOptions: Sendable {
         // `all`: every strategy the transport can run (`events` needs the multi transport).
         let kinds: [StrategyKind] = strategies == "all" ? StrategyKind.allCases.filter { $0 != .events || settings.transport == .multi }
             : try Self.list(strategies, flag: "--strategies").map { text throws(PlanError) in try Self.parse(text, flag: "--strategies") }
+        let formatList = try Self.list(formats, flag: "--formats").map { text throws(PlanError) in try CorpusFormat(parsing: text) }
         let plan = BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: repeats, warmups: warmup,
-                                 warmupSeconds: warmupSeconds)
+                                 warmupSeconds: warmupSeconds, formats: formatList)
         try plan.validate()
         return plan
     }

@@ -40,11 +40,12 @@ public struct RunResult: Sendable {
         self.init(cell: cell, summary: summary, requests: requests, distributions: distributions)
     }
 
-    /// Results grouped by strategy × concurrency cell (their repeats), in the order cells first ran.
+    /// Results grouped by strategy × concurrency (× format) cell (their repeats), in the order
+    /// cells first ran.
     public static func byCell(_ results: [RunResult]) -> [[RunResult]] {
         var order: [String] = [], groups: [String: [RunResult]] = [:]
         for result in results {
-            let key = "\(result.cell.strategy.rawValue) ×\(result.cell.concurrency)"
+            let key = result.cell.name
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(result)
         }

@@ -65,6 +65,14 @@ struct RunTally {
         distributions.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
     }
 
+    /// One image's decode time, per megapixel of its file (the crowd's, in a crowd).
+    private mutating func recordDecode(nanoseconds: UInt64, sourcePixels: Int) {
+        guard sourcePixels > 0 else { return }
+        let perMegapixel = UInt64(Double(nanoseconds) * 1_000_000 / Double(sourcePixels))
+        guard let crowd else { return distributions.decodePerMegapixel.record(nanoseconds: perMegapixel) }
+        crowd.all.decodePerMegapixel.record(nanoseconds: perMegapixel)
+    }
+
     /// A crowd user's own distributions for its summary: its records' times at three digits.
     private func ownDistributions(_ requests: [RequestRecord]) -> RunDistributions {
         guard crowd != nil else { return distributions }
@@ -112,7 +120,10 @@ struct RunTally {
         // A --no-decode stand-in is an image loaded, not decoded.
         if case .image(let image) = completion.outcome {
             imagesLoaded += 1
-            if image.standInCost == nil { imagesDecoded += 1 }
+            if image.standInCost == nil {
+                imagesDecoded += 1
+                recordDecode(nanoseconds: completion.stages.decode, sourcePixels: completion.sourcePixels)
+            }
             decodedPixels += completion.sourcePixels
             decodeFilterNanoseconds += completion.stages.decode + completion.stages.filter
         }
@@ -197,6 +208,7 @@ struct RunTally {
         summary.strategy = run.cell.strategy.rawValue
         summary.concurrency = run.cell.concurrency
         summary.repetition = run.cell.repetition
+        summary.format = run.settings.formatLabel(run.cell.format)
         summary.network = run.settings.network.name
         summary.transport = run.settings.transport.rawValue
         summary.rows = run.workload.feed.rowCount

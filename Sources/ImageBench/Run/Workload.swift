@@ -3,11 +3,29 @@ public struct RunCell: Sendable, Equatable, Hashable {
     public var strategy: StrategyKind
     public var concurrency: Int
     public var repetition: Int
+    /// The corpus format the cell downloads and decodes (`--formats`).
+    public var format: CorpusFormat
 
-    public init(strategy: StrategyKind, concurrency: Int, repetition: Int) {
+    public init(strategy: StrategyKind, concurrency: Int, repetition: Int, format: CorpusFormat = .mixed) {
         self.strategy = strategy
         self.concurrency = concurrency
         self.repetition = repetition
+        self.format = format
+    }
+
+    /// `threads ×5`, with the format where it is not the default mix: `threads ×5 avif`.
+    public var name: String { CellName.of(strategy: strategy.rawValue, concurrency: concurrency, format: format.description) }
+}
+
+/// How reports name a strategy × limit (× format) cell, and the key that tells cells apart.
+public enum CellName {
+    public static func of(strategy: String, concurrency: Int, format: String) -> String {
+        of(strategy: strategy, concurrency: String(concurrency), format: format)
+    }
+
+    /// As read from a CSV row, where the limit is text.
+    public static func of(strategy: String, concurrency: String, format: String) -> String {
+        "\(strategy) ×\(concurrency)" + (format.isEmpty || format == CorpusFormat.mixed.description ? "" : " \(format)")
     }
 }
 

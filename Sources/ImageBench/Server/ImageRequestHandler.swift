@@ -63,15 +63,18 @@ final class ImageRequestHandler: ChannelInboundHandler {
             send(status: status, body: body, contentType: "text/plain", headOnly: false, context: context)
             return
         }
-        let delay = shaping.profile.latency(for: path, seed: shaping.seed)
+        // Delay and faults are drawn per picture, not per file: `img/7.avif` meets what `img/7.jpg`
+        // meets, so formats are compared on the same network.
+        let picture = Self.picture(path)
+        let delay = shaping.profile.latency(for: picture, seed: shaping.seed)
         let headOnly = head.method == .HEAD
         let fault = headOnly || shaping.faults.isEmpty ? nil
-            : shaping.faults.fault(path: path, request: shaping.requestNumber(path: path, client: client), seed: shaping.seed)
+            : shaping.faults.fault(path: picture, request: shaping.requestNumber(path: path, client: client), seed: shaping.seed)
         if let fault { statistics.faults.withLockedValue { $0[fault, default: 0] += 1 } }
         let answer = {
-            logged(fault == .error ? Self.errorStatus(for: path) : .ok, file.body.readableBytes, delay: delay, fault: fault)
+            logged(fault == .error ? Self.errorStatus(for: picture) : .ok, file.body.readableBytes, delay: delay, fault: fault)
             if let fault {
-                self.sendFault(fault, file: file, path: path, context: context)
+                self.sendFault(fault, file: file, path: picture, context: context)
             } else {
                 self.send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, context: context)
             }
@@ -83,7 +86,15 @@ final class ImageRequestHandler: ChannelInboundHandler {
         }
     }
 
-    /// The status an injected `error` answers with: 500 or 503, fixed per path.
+    /// A path without its image extension (`/img/7` for `/img/7.jpg` and `/img/7.webp`): what
+    /// the network profile and the faults are drawn for.
+    static func picture(_ path: String) -> String {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/"),
+              ImageFormat.decodable.contains(where: { ".\($0.fileExtension)" == path[dot...] }) else { return path }
+        return String(path[..<dot])
+    }
+
+    /// The status an injected `error` answers with: 500 or 503, fixed per picture.
     static func errorStatus(for path: String) -> HTTPResponseStatus {
         path.utf8.count % 2 == 0 ? .internalServerError : .serviceUnavailable
     }

@@ -11,8 +11,14 @@ public struct ServedFiles: Sendable {
     let files: [String: File]
 
     public init(corpus: ImageCorpus) {
+        self.init(corpora: [corpus])
+    }
+
+    /// Several formats' corpora at once (`--formats`): their paths differ by extension, and
+    /// where two share a path (the mix's JPEGs and the JPEG corpus's) the bytes are the same.
+    public init(corpora: [ImageCorpus]) {
         var files: [String: File] = [:]
-        for image in corpus.images {
+        for image in corpora.flatMap(\.images) where files["/" + image.path] == nil {
             files["/" + image.path] = File(body: ByteBuffer(bytes: image.bytes), contentType: image.format.mimeType)
         }
         self.files = files

@@ -16,10 +16,12 @@ public struct Verdict: Sendable {
         self.init(results.results, traceFrames: Self.traceFrames(results))
     }
 
-    /// One strategy × limit over its repeats.
+    /// One strategy × limit (× format) over its repeats.
     public struct Cell: Sendable {
         public let strategy: String
         public let concurrency: Int
+        /// summary.csv's `format` (`jpeg+png`, `avif`, …; empty for a --source that names none).
+        public let format: String
         public let validity: CellValidity
         public let placeholder: SegmentMeans
         public let placeholderP95Ms: Double
@@ -29,7 +31,9 @@ public struct Verdict: Sendable {
         public let achievedPeak: Int
         public let transport: String
 
-        public var name: String { "\(strategy) ×\(concurrency)" }
+        public var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) }
+        /// " in avif", or nothing for the default mix.
+        var inFormat: String { format.isEmpty || format == CorpusFormat.mixed.description ? "" : " in \(format)" }
     }
 
     public let cells: [Cell]
@@ -55,7 +59,7 @@ public struct Verdict: Sendable {
         // Costs that differ by less than their own noise do not decide either: then the faster stays.
         let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.cheaper(cell, than: best) ? cell : best }
         recommended = best
-        let sweep = ranked.filter { $0.strategy == best.strategy }.sorted { $0.concurrency < $1.concurrency }
+        let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format }.sorted { $0.concurrency < $1.concurrency }
         knee = sweep.first { $0.name == best.name || $0.placeholder.overall <= best.placeholder.overall || Self.equivalent(best, $0) }
         lines = Self.explain(best: best, ranked: ranked, tied: tied, knee: knee, all: cells)
     }
@@ -94,7 +98,8 @@ public struct Verdict: Sendable {
     static func cell(_ runs: [RunResult], traceFrames: Int) -> Cell {
         let summaries = runs.map(\.summary)
         let displayed = Double(max(1, summaries.map(\.displayed).reduce(0, +)))
-        return Cell(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency, validity: CellValidity(summaries),
+        return Cell(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency, format: summaries[0].format,
+                    validity: CellValidity(summaries),
                     placeholder: SegmentMeans(placeholdersOf: runs, traceFrames: traceFrames),
                     placeholderP95Ms: RepeatStatistics.median(of: summaries.map(\.placeholderP95Ms)),
                     bytesPerImage: Double(summaries.map(\.bytesDownloaded).reduce(0, +)) / displayed,

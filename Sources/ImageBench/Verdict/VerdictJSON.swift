@@ -8,12 +8,12 @@ extension Verdict {
 
     public var jsonObject: [String: Any] {
         func name(_ cell: Cell?) -> Any {
-            cell.map { ["strategy": $0.strategy, "concurrency": $0.concurrency] as [String: Any] } ?? NSNull()
+            cell.map { ["strategy": $0.strategy, "concurrency": $0.concurrency, "format": $0.format] as [String: Any] } ?? NSNull()
         }
         let cells: [[String: Any]] = self.cells.map { cell in
             let interval = cell.placeholder.interval
             return [
-                "strategy": cell.strategy, "concurrency": cell.concurrency,
+                "strategy": cell.strategy, "concurrency": cell.concurrency, "format": cell.format,
                 "validity": cell.validity == .valid ? "valid" : cell.validity == .control ? "control" : "invalid",
                 "reason": { if case .invalid(let reason) = cell.validity { reason } else { NSNull() } }() as Any,
                 "placeholder_mean_ms": cell.placeholder.overall,

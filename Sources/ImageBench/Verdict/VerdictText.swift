@@ -3,7 +3,7 @@ import Foundation
 /// The verdict in sentences, each with its numbers, intervals and n.
 extension Verdict {
     static func explain(best: Cell, ranked: [Cell], tied: [Cell], knee: Cell?, all: [Cell]) -> [String] {
-        var lines = ["Recommended: \(best.strategy) at a limit of \(best.concurrency): placeholder time \(estimate(best.placeholder)), "
+        var lines = ["Recommended: \(best.strategy) at a limit of \(best.concurrency)\(best.inFormat): placeholder time \(estimate(best.placeholder)), "
                      + "p95 \(ms(best.placeholderP95Ms))."]
         if let other = ranked.first(where: { $0.name != best.name }) {
             lines.append(versus(best, other, tied: tied.contains { $0.name == other.name }))
@@ -12,12 +12,13 @@ extension Verdict {
         }
         if let knee, knee.concurrency < best.concurrency {
             let difference = knee.placeholder.difference(from: best.placeholder).map(signed) ?? "not comparable"
-            lines.append("\(best.strategy) at a limit of \(knee.concurrency) does as well within noise (\(difference); "
+            lines.append("\(best.strategy) at a limit of \(knee.concurrency)\(best.inFormat) does as well within noise (\(difference); "
                          + String(format: "a tie needs ±%.1f ms): the smallest limit that does.", tieMargin(best)))
         }
         for cell in ranked where cell.achievedPeak < cell.concurrency {
             lines.append("\(cell.name) ran at most \(cell.achievedPeak) loads at once: \(whyBelowLimit(cell))")
         }
+        lines += formatLines(best: best, all: all)
         let excluded = all.filter { !$0.validity.isValid }
         if !excluded.isEmpty {
             lines.append("Not ranked: " + excluded.map { "\($0.name) (\($0.validity == .control ? "the control" : "\($0.validity)"))" }
@@ -34,7 +35,7 @@ extension Verdict {
         let test = "paired t over \(difference.n) trace segments, with run-to-run noise"
         guard tied else {
             guard difference.includesZero else {
-                return head + "; \(signed(difference)) slower (\(test)): \(best.strategy) ×\(best.concurrency) is faster."
+                return head + "; \(signed(difference)) slower (\(test)): \(best.name) is faster."
             }
             return head + String(format: "; undecided: difference %@ (%@) holds 0 but reaches past the ±%.1f ms a tie needs, "
                                  + "so the faster mean stands; --repeat 3 narrows it.", signed(difference), test, tieMargin(best))

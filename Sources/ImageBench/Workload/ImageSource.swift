@@ -5,7 +5,8 @@ public enum ImageSource: Sendable, Equatable {
     /// The generated corpus on the embedded server, shaped by the network profile (the default).
     case embedded
     /// A URL template: `{id}` is the image (images repeat down the feed with the usual skew),
-    /// `{row}` the row (every row its own image).
+    /// `{row}` the row (every row its own image); `{ext}` the file extension of each of
+    /// `--formats` (`imgbench corpus --formats` writes `img/{id}.{ext}`).
     case template(String)
     /// The images a manifest lists (a file, or a URL fetched before the run); row i shows entry i
     /// unless `--feed zipf`.
@@ -29,7 +30,9 @@ public enum ImageSource: Sendable, Equatable {
                 self = .manifestURL(value)
                 return
             }
-            guard let url = URL(string: value.replacingOccurrences(of: "{id}", with: "0").replacingOccurrences(of: "{row}", with: "0")),
+            let example = value.replacingOccurrences(of: "{id}", with: "0").replacingOccurrences(of: "{row}", with: "0")
+                .replacingOccurrences(of: "{ext}", with: "jpg")
+            guard let url = URL(string: example),
                   ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ParseError(description: "--source '\(value)': not an http(s) URL template")
             }

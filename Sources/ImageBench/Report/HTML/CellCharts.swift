@@ -18,12 +18,16 @@ extension HTMLReport {
             aggregates = CellAggregate.of(results.results)
             runs = RunResult.byCell(results.results)
             colours = SeriesColours(limits: results.plan.concurrencies)
+            severalFormats = results.plan.formats.count > 1
         }
 
-        func colour(_ cell: Verdict.Cell) -> String { colour(cell.strategy, cell.concurrency) }
+        /// Colours follow the format when there are several (`--formats`), else the strategy.
+        let severalFormats: Bool
 
-        func colour(_ strategy: String, _ limit: Int) -> String {
-            StrategyKind(rawValue: strategy).map { colours.cell($0, limit) } ?? "#000000"
+        func colour(_ cell: Verdict.Cell) -> String { colour(cell.strategy, cell.concurrency, format: cell.format) }
+
+        func colour(_ strategy: String, _ limit: Int, format: String = "") -> String {
+            StrategyKind(rawValue: strategy).map { colours.cell($0, limit, format: severalFormats ? format : nil) } ?? "#000000"
         }
     }
 
@@ -37,8 +41,8 @@ extension HTMLReport {
         var decades: [Double] = [1]
         while decades.last! < maxMs { decades.append(decades.last! * 10) }
         let legend = cells.map { cell, histogram in
-            (name: "\(cell.strategy.rawValue) ×\(cell.concurrency) (n = \(histogram.count))",
-             colour: context.colour(cell.strategy.rawValue, cell.concurrency))
+            (name: "\(cell.name) (n = \(histogram.count))",
+             colour: context.colour(cell.strategy.rawValue, cell.concurrency, format: cell.format.description))
         }
         let frame = ChartFrame(width: 1000, plotHeight: 300, x: 1...decades.last!, y: 0...100, logX: true, legend: legend)
         var svg = frame.axes(xTicks: decades.map { ($0, $0 >= 1000 ? "\(Int($0 / 1000)) s" : "\(Int($0)) ms") },
@@ -47,7 +51,7 @@ extension HTMLReport {
         for ((cell, histogram), entry) in zip(cells, legend) where histogram.count > 0 {
             let percentiles = stride(from: 0.0, through: 99.0, by: 1.0).map { $0 } + [99.5, 99.9, 100]
             let points = percentiles.map { p in (frame.x(max(1, histogram.milliseconds(atPercentile: p))), frame.y(p)) }
-            svg += ChartFrame.polyline(points, colour: entry.colour, series: "\(cell.strategy.rawValue) ×\(cell.concurrency)")
+            svg += ChartFrame.polyline(points, colour: entry.colour, series: cell.name)
         }
         return frame.svg(svg, label: "latency-cdf")
     }
@@ -55,19 +59,27 @@ extension HTMLReport {
     /// One line per strategy over the limits; with repeats, each point's 95% interval as a whisker.
     func sweepChart(_ context: Context, metric: Metric, title: String, scale: Double = 1, unit: String = "") -> String {
         let cells = context.aggregates
-        let strategies = cells.map(\.strategy).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        // One line per strategy (and format, with several): "threads", "threads avif".
+        func line(_ cell: CellAggregate) -> String {
+            context.severalFormats ? "\(cell.strategy) \(cell.format)" : cell.strategy
+        }
+        let strategies = cells.map(line).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let limits = Array(Set(cells.map(\.concurrency))).sorted()
         let estimate = { (cell: CellAggregate) in cell.estimate(metric)! }
         let highest = cells.map { estimate($0).high * scale }.max() ?? 1
         let (ticks, end) = RoundTicks.ticks(upTo: max(highest, 1e-9) * 1.05, count: 4)
-        let legend = strategies.map { (name: $0, colour: StrategyKind(rawValue: $0).map(context.colours.strategy) ?? "#000000") }
+        let legend = strategies.map { name in
+            let cell = cells.first { line($0) == name }!
+            return (name: name, colour: context.severalFormats ? SeriesColours.hue(format: cell.format).hex
+                                                                : StrategyKind(rawValue: name).map(context.colours.strategy) ?? "#000000")
+        }
         let frame = ChartFrame(width: 350, plotHeight: 200, x: Double(limits.first!)...Double(limits.last!), y: 0...end, legend: legend)
         let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
         var svg = frame.axes(xTicks: limits.map { (Double($0), "\($0)") },
                              yTicks: ticks.map { ($0, RoundTicks.label($0, step: step, unit: unit)) },
                              xTitle: "concurrency limit", title: title)
         for entry in legend {
-            let mine = cells.filter { $0.strategy == entry.name }.sorted { $0.concurrency < $1.concurrency }
+            let mine = cells.filter { line($0) == entry.name }.sorted { $0.concurrency < $1.concurrency }
             svg += ChartFrame.polyline(mine.map { (frame.x(Double($0.concurrency)), frame.y(estimate($0).median * scale)) },
                                        colour: entry.colour, series: entry.name, dots: true)
             for cell in mine where cell.runs > 1 {

@@ -68,8 +68,23 @@ struct SeriesColours {
 
     func strategy(_ kind: StrategyKind) -> String { Self.hue(kind).hex }
 
-    func cell(_ kind: StrategyKind, _ limit: Int) -> String {
-        let base = Self.hue(kind)
+    /// With several formats, a cell's hue is its format's (the strategies are then usually one).
+    static func hue(format: String) -> RGB {
+        switch format {
+        case "jpeg": RGB(0x1F77B4)
+        case "png": RGB(0x8C564B)
+        case "webp": RGB(0x2CA02C)
+        case "avif": RGB(0xD62728)
+        case "gif": RGB(0x9467BD)
+        default: RGB(0x7F7F7F)
+        }
+    }
+
+    func cell(_ kind: StrategyKind, _ limit: Int, format: String? = nil) -> String {
+        shade(format.map(Self.hue(format:)) ?? Self.hue(kind), limit)
+    }
+
+    private func shade(_ base: RGB, _ limit: Int) -> String {
         guard limits.count > 1, let index = limits.firstIndex(of: limit) else { return base.hex }
         // From 35% darker to 45% lighter, evenly: shades of one hue stay told apart.
         let position = Double(index) / Double(limits.count - 1)

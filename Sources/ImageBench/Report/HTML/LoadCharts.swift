@@ -7,7 +7,7 @@ extension HTMLReport {
         let firsts = context.runs.compactMap(\.first).filter { $0.timeline.intervals.count > 1 }
         guard !firsts.isEmpty else { return "" }
         let legend = firsts.map { run in
-            (name: "\(run.cell.strategy.rawValue) ×\(run.cell.concurrency)", colour: context.colour(run.cell.strategy.rawValue, run.cell.concurrency))
+            (name: run.cell.name, colour: context.colour(run.cell.strategy.rawValue, run.cell.concurrency, format: run.cell.format.description))
         }
         let rate = chart(firsts, legend: legend, label: "load-rate", title: "HTTP requests completed per second", unit: "") {
             Double($0.httpRequests)

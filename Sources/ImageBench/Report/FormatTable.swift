@@ -1,0 +1,63 @@
+import Foundation
+
+/// With `--formats`: one row per format of each strategy × limit, what the format costs and what
+/// the user sees: downloaded and CPU per displayed image, decode time per megapixel, placeholder
+/// time and display latency, each with its 95% interval. Empty with one format.
+public struct FormatTable: Sendable {
+    public static let header = ["cell", "format", "kB/image", "decode ms/MP p50", "decode ms/MP p95", "placeholder mean ms",
+                                "display p50 ms", "display p95 ms", "CPU ms/image"]
+    public let rows: [[String]]
+
+    public init(_ results: BenchmarkResults) {
+        guard Set(results.results.map(\.summary.format)).count > 1 else {
+            rows = []
+            return
+        }
+        let verdict = Verdict(results)
+        rows = zip(verdict.cells, RunResult.byCell(results.results)).map { cell, runs in
+            var decode = LatencyHistogram(), latency = LatencyHistogram()
+            for run in runs {
+                decode.add(run.distributions.decodePerMegapixel)
+                latency.add(run.latency)
+            }
+            let placeholder = cell.placeholder.interval.map { String(format: "%.1f (%.1f–%.1f)", cell.placeholder.overall, $0.low, $0.high) }
+                ?? String(format: "%.1f (no interval)", cell.placeholder.overall)
+            return ["\(cell.strategy) ×\(cell.concurrency)" + (cell.validity.isValid ? "" : " (not ranked)"), cell.format,
+                    String(format: "%.1f", cell.bytesPerImage / 1e3),
+                    Self.percentile(decode, 50), Self.percentile(decode, 95), placeholder,
+                    Self.percentile(latency, 50), Self.percentile(latency, 95), String(format: "%.2f", cell.cpuPerImage * 1e3)]
+        }
+    }
+
+    /// "4.21 (4.10–4.35)": the value and its order-statistic interval; "–" without samples.
+    static func percentile(_ histogram: LatencyHistogram, _ percentile: Double) -> String {
+        guard let interval = histogram.interval(atPercentile: percentile) else { return "–" }
+        let value = histogram.milliseconds(atPercentile: percentile)
+        let digits = value < 10 ? "%.2f" : "%.1f"
+        return String(format: "\(digits) (\(digits)–\(digits))", value, interval.low, interval.high)
+    }
+
+    static let legend = "Per displayed image: kB downloaded and CPU (the process's, over every image shown). Decode: ms per "
+        + "megapixel of the file, every image decoded. Brackets: 95% intervals; placeholder time's by batch means over trace "
+        + "segments (as the verdict's), the percentiles' by order statistics (they assume independent samples, which display "
+        + "latencies within a run are not: read those as the least uncertainty)."
+
+    public var text: String {
+        guard !rows.isEmpty else { return "" }
+        let widths = Self.header.indices.map { column in rows.reduce(Self.header[column].count) { max($0, $1[column].count) } }
+        func line(_ fields: [String]) -> String {
+            fields.enumerated().map { column, field in
+                column < 2 ? field.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                           : String(repeating: " ", count: widths[column] - field.count) + field
+            }.joined(separator: "  ")
+        }
+        return "Formats\n" + ([line(Self.header)] + rows.map(line)).joined(separator: "\n") + "\n" + Self.legend + "\n\n"
+    }
+
+    public var markdown: String {
+        guard !rows.isEmpty else { return "" }
+        let align = Self.header.indices.map { $0 < 2 ? ":---" : "---:" }
+        return "## Formats\n\n" + ([Self.header, align] + rows).map { "| " + $0.joined(separator: " | ") + " |" }.joined(separator: "\n")
+            + "\n\n" + Self.legend + "\n\n"
+    }
+}
