@@ -23,22 +23,49 @@ struct CorpusCommand: ParsableCommand {
     @Flag(name: .customLong("no-corpus-cache"), help: "Generate the images afresh instead of loading them from the corpus cache (~/.cache/imgbench).")
     var noCorpusCache = false
 
-    @Flag(name: .customLong("jpeg-only"), help: "Encode every image as JPEG, so a {id}.jpg URL template reaches them all.")
+    @Flag(name: .customLong("jpeg-only"), help: "Encode every image as JPEG, so a {id}.jpg URL template reaches them all (--formats jpeg).")
     var jpegOnly = false
 
+    @Option(help: "Formats, comma-separated: \(CorpusFormat.all.map(\.description).joined(separator: ", ")) (the same pictures in each; img/{id}.{ext}, a manifest per format).", completion: .list(CorpusFormat.all.map(\.description)))
+    var formats = CorpusFormat.mixed.description
+
     func validate() throws {
-        guard images > 0 else { throw ValidationError("--images must be at least 1 (got \(images))") }
+        guard (1...FlagRanges.embeddedImages.upperBound).contains(images) else {
+            throw ValidationError("--images must be 1 to \(FlagRanges.embeddedImages.upperBound) (got \(images))")
+        }
+        _ = try parsedFormats()
         guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
             throw ValidationError("--base-url: '\(baseURL)' is not an http(s) URL")
         }
     }
 
     func run() throws {
-        let corpus = ImageCorpus.generate(count: images, seed: seed, format: jpegOnly ? .only(.jpeg) : .mixed, cache: noCorpusCache ? nil : .standard())
+        let formats = try parsedFormats()
+        let corpora = formats.map { format in
+            (format, ImageCorpus.generate(count: images, seed: seed, format: format, cache: noCorpusCache ? nil : .standard()))
+        }
         let written = try CommandFailure.catching("cannot write to \(out)") {
-            try CorpusExport.write(corpus, to: URL(fileURLWithPath: out), baseURL: baseURL)
+            try CorpusExport.write(corpora, to: URL(fileURLWithPath: out), baseURL: baseURL)
+        }
+        for (format, corpus) in corpora where formats.count > 1 {
+            print("\(format): \(corpus.images.count) images, \(corpus.totalBytes / 1024) kB, manifest-\(format).json")
         }
         print("Wrote \(written.files) images (\(written.bytes / 1024) kB) and manifest.json, manifest.csv to \(out)/ "
               + "(URLs under \(baseURL))")
+    }
+
+    /// `--formats`, or `--jpeg-only` (which names one format itself).
+    func parsedFormats() throws -> [CorpusFormat] {
+        let names = formats.split(separator: ",").map(String.init)
+        var parsed: [CorpusFormat] = []
+        for name in names {
+            do { parsed.append(try CorpusFormat(parsing: name)) } catch { throw ValidationError(error.description) }
+        }
+        guard !jpegOnly else {
+            guard formats == CorpusFormat.mixed.description else { throw ValidationError("--jpeg-only and --formats: give one") }
+            return [.only(.jpeg)]
+        }
+        guard !parsed.isEmpty, Set(parsed).count == parsed.count else { throw ValidationError("--formats: one or more formats, each once") }
+        return parsed
     }
 }

@@ -10,22 +10,46 @@ public enum CorpusExport {
         public let bytes: Int
     }
 
+    /// Several formats' corpora in one folder (`imgbench corpus --formats`): every format's
+    /// images side by side (`img/7.jpg`, `img/7.webp`, …, reached by `--source
+    /// http://host/img/{id}.{ext} --formats …`), the first format's manifests as `manifest.json`
+    /// and `manifest.csv`, and with several formats each one's as `manifest-<format>.json/.csv`.
+    public static func write(_ corpora: [(format: CorpusFormat, corpus: ImageCorpus)], to directory: URL,
+                             baseURL: String) throws -> Written {
+        var files = 0, bytes = 0
+        for (index, entry) in corpora.enumerated() {
+            let suffix = corpora.count > 1 ? "-\(entry.format)" : ""
+            let written = try write(entry.corpus, to: directory, baseURL: baseURL, manifestSuffix: suffix)
+            if index == 0 && corpora.count > 1 {
+                _ = try write(entry.corpus, to: directory, baseURL: baseURL, manifestSuffix: "", images: false)
+            }
+            files += written.files
+            bytes += written.bytes
+        }
+        return Written(files: files, bytes: bytes)
+    }
+
     /// Writes every image, `manifest.json` (an array of `{"url", "bytes"}`) and `manifest.csv`
     /// (`url,bytes`), the URLs under `baseURL`.
     public static func write(_ corpus: ImageCorpus, to directory: URL, baseURL: String) throws -> Written {
+        try write(corpus, to: directory, baseURL: baseURL, manifestSuffix: "")
+    }
+
+    static func write(_ corpus: ImageCorpus, to directory: URL, baseURL: String, manifestSuffix: String,
+                      images: Bool = true) throws -> Written {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("img"), withIntermediateDirectories: true)
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         var entries: [[String: Any]] = []
         var csv = CSVTable(header: ["url", "bytes"])
         for image in corpus.images {
             let name = fileName(image)
-            try Data(image.bytes).write(to: directory.appendingPathComponent(name), options: .atomic)
+            if images { try Data(image.bytes).write(to: directory.appendingPathComponent(name), options: .atomic) }
             entries.append(["url": "\(base)/\(name)", "bytes": image.bytes.count])
             csv.append(["\(base)/\(name)", String(image.bytes.count)])
         }
         let json = try JSONSerialization.data(withJSONObject: entries, options: [.prettyPrinted, .sortedKeys])
-        try json.write(to: directory.appendingPathComponent("manifest.json"), options: .atomic)
-        try csv.rendered.write(to: directory.appendingPathComponent("manifest.csv"), atomically: true, encoding: .utf8)
+        try json.write(to: directory.appendingPathComponent("manifest\(manifestSuffix).json"), options: .atomic)
+        try csv.rendered.write(to: directory.appendingPathComponent("manifest\(manifestSuffix).csv"), atomically: true, encoding: .utf8)
         return Written(files: corpus.images.count, bytes: corpus.totalBytes)
     }
 

@@ -22,6 +22,11 @@ extension ChildProcessRuns {
                 + chunk("IDAT", [0x78, 0x9C, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01]) + chunk("IEND", [])
         }
 
+        static func animatedGIF(_ rgb: [UInt8], size: PixelSize) throws -> [UInt8] {
+            let quantized = try ImageEncoder.quantize(rgb, size: size)
+            return try ImageEncoder.gif(frames: [quantized.indices, quantized.indices.reversed()], size: size, palette: quantized.palette)
+        }
+
         /// The files and what each must become: nil is displayed, else the error class.
         static func hostileFolder(_ root: URL) throws -> [(name: String, expected: ErrorClass?)] {
             let size = PixelSize(width: 320, height: 240)
@@ -46,8 +51,14 @@ extension ChildProcessRuns {
                 ("huge.png", pngClaiming(width: 100_000, height: 100_000), .tooLarge),
                 ("zero.png", pngClaiming(width: 0, height: 0), .decode),
                 ("twelve-bit.jpg", twelveBit, .unsupported),
-                ("anim.gif", Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255, 0x3B], .unsupported),
-                ("image.webp", Array("RIFF".utf8) + [26, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 18), .unsupported),
+                ("frameless.gif", Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255, 0x3B], .decode),
+                ("image.webp", Array("RIFF".utf8) + [26, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 18), .decode),
+                // A VP8X header announcing an animation: animated WebP is not decoded.
+                ("animated.webp", Array("RIFF".utf8) + [22, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0x02, 0, 0, 0, 9, 0, 0, 9, 0, 0],
+                 .unsupported),
+                ("photo.webp", try ImageEncoder.webp(rgb, size: size, channels: 3, quality: 80), nil),
+                ("photo.avif", try ImageEncoder.avif(rgb, size: size, channels: 3, quantizer: 30), nil),
+                ("anim.gif", try Self.animatedGIF(rgb, size: size), nil),
             ]
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             for (name, bytes, _) in files {
