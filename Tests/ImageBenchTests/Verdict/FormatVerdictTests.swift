@@ -1,0 +1,52 @@
+import Testing
+@testable import ImageBench
+
+/// The verdict's format line (`--formats`) on constructed runs (`VerdictTests.run`).
+@Suite("The format verdict")
+struct FormatVerdictTests {
+    static func run(_ format: CorpusFormat, mean: Double, cpu: Double = 1, megabytes: Double = 10) -> RunResult {
+        let base = VerdictTests.run(.threads, 5, mean: mean, megabytes: megabytes, noise: UInt64(format.description.count)) {
+            $0.format = format.description
+            $0.cpuUserS = cpu
+        }
+        return RunResult(cell: RunCell(strategy: .threads, concurrency: 5, repetition: 1, format: format), summary: base.summary,
+                         requests: base.requests, distributions: base.distributions)
+    }
+
+    @Test("the format with the least placeholder time is named, the others slower with their differences, and the costs given")
+    func clearWinner() throws {
+        let verdict = Verdict([Self.run(.only(.jpeg), mean: 20), Self.run(.only(.webp), mean: 12, cpu: 1.5),
+                               Self.run(.only(.avif), mean: 15, cpu: 3, megabytes: 6)], traceFrames: 1_000)
+        #expect(verdict.recommended?.name == "threads ×5 webp")
+        #expect(verdict.lines[0].hasPrefix("Recommended: threads at a limit of 5 in webp:"), "\(verdict.lines)")
+        let line = try #require(verdict.lines.first { $0.hasPrefix("Format:") })
+        #expect(line.hasPrefix("Format: webp gives the least placeholder time at threads ×5, 1"), "\(line)")
+        // The others in order, each with its difference from webp and its interval (the means carry ±5 ms noise).
+        #expect(line.contains("; avif 1") && line.contains("(+3.0 ms, 95% CI") && line.contains("; jpeg ")
+                && line.contains("(+8.0 ms, 95% CI") && line.components(separatedBy: ": slower").count == 3, "\(line)")
+        // CPU per displayed image: 1.5 s over 400 images is 3.75 ms.
+        #expect(line.contains("webp 3.75 ms") && line.contains("avif 7.50 ms") && line.contains("avif 15.0 kB"), "\(line)")
+    }
+
+    @Test("formats within the tie margin tie; the one that costs less CPU beyond its noise is named")
+    func tieBrokenByCPU() throws {
+        let verdict = Verdict([Self.run(.only(.webp), mean: 10, cpu: 2), Self.run(.only(.avif), mean: 10.1, cpu: 1)], traceFrames: 1_000)
+        let line = try #require(verdict.lines.first { $0.hasPrefix("Format:") })
+        #expect(line.hasPrefix("Format: webp and avif tie on placeholder time at threads ×5; avif costs less CPU"), "\(line)")
+        // CPU alike (within 10%): the faster mean stands.
+        let alike = Verdict([Self.run(.only(.webp), mean: 10, cpu: 1.05), Self.run(.only(.avif), mean: 10.1, cpu: 1)], traceFrames: 1_000)
+        #expect(alike.lines.contains { $0.contains("webp has the faster mean") }, "\(alike.lines)")
+    }
+
+    @Test("one format gives no format line; an unrankable format is said")
+    func oneFormat() {
+        #expect(!Verdict([Self.run(.only(.jpeg), mean: 20)], traceFrames: 1_000).lines.contains { $0.hasPrefix("Format") })
+        let failed = Self.run(.only(.avif), mean: 5)
+        var broken = failed.summary
+        broken.displayed = 0
+        let verdict = Verdict([Self.run(.only(.jpeg), mean: 20),
+                               RunResult(cell: failed.cell, summary: broken, requests: failed.requests, distributions: failed.distributions)],
+                              traceFrames: 1_000)
+        #expect(verdict.lines.contains { $0.hasPrefix("Formats: only jpeg could be ranked") }, "\(verdict.lines)")
+    }
+}
