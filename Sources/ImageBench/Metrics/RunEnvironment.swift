@@ -14,6 +14,10 @@ public struct RunEnvironment: Sendable {
     public let libcurl: String
     public let libjpeg: String
     public let libpng: String
+    /// The decoders of the newer formats: libwebp, libavif (with its AV1 codecs), giflib.
+    public let libwebp: String
+    public let libavif: String
+    public let giflib: String
     public let hostname: String
 
     public static func capture() -> RunEnvironment {
@@ -35,7 +39,9 @@ public struct RunEnvironment: Sendable {
             kernel: "\(text(name.sysname)) \(text(name.release)) \(text(name.machine))",
             swiftVersion: compilerVersion, libcurl: String(cString: curl_version()),
             libjpeg: "libjpeg-turbo \(jpeg / 1_000_000).\(jpeg / 1_000 % 1_000).\(jpeg % 1_000)",
-            libpng: "libpng \(String(cString: ib_libpng_version()))", hostname: text(name.nodename))
+            libpng: "libpng \(String(cString: ib_libpng_version()))", libwebp: "libwebp \(WebPDecoder.libraryVersion)",
+            libavif: "libavif \(AVIFDecoder.libraryVersion)", giflib: "giflib \(GIFDecoder.libraryVersion)",
+            hostname: text(name.nodename))
     }
 
     /// The compiler that built imgbench (Swift exposes only comparisons, hence the ladder).
@@ -57,7 +63,7 @@ public struct RunEnvironment: Sendable {
         [
             "imgbench_version": imgbenchVersion, "git_commit": gitCommit ?? NSNull(), "cpu_model": cpuModel,
             "cpu_count": cpuCount, "kernel": kernel, "swift_version": swiftVersion, "libcurl": libcurl,
-            "libjpeg": libjpeg, "libpng": libpng, "hostname": hostname,
+            "libjpeg": libjpeg, "libpng": libpng, "libwebp": libwebp, "libavif": libavif, "giflib": giflib, "hostname": hostname,
         ]
     }
 }
