@@ -2,8 +2,9 @@ import Foundation
 
 /// With `--formats`: which format shows images soonest for the recommended strategy and limit on
 /// this network, and what it costs. The same rules as the main verdict: a format is named faster
-/// only where the difference's interval excludes zero; within the tie margin it is a tie, and
-/// then the cheaper in CPU per displayed image is named, if the CPU differs beyond its noise.
+/// only where the difference's interval excludes zero; within the tie margin it is a tie, broken
+/// as the main verdict breaks ties (fewer bytes, then less CPU, per displayed image, beyond their
+/// noise). The chosen format's CPU per displayed image is set against JPEG's.
 extension Verdict {
     static func formatLines(best: Cell, all: [Cell]) -> [String] {
         let formats = all.filter { $0.strategy == best.strategy && $0.concurrency == best.concurrency && $0.validity.isValid }
@@ -28,23 +29,24 @@ extension Verdict {
         }
         let cpu = formats.map { "\($0.format) \(String(format: "%.2f", $0.cpuPerImage * 1e3)) ms" }.joined(separator: ", ")
         let bytes = formats.map { "\($0.format) \(String(format: "%.1f", $0.bytesPerImage / 1e3)) kB" }.joined(separator: ", ")
+        let cell = "\(best.strategy) ×\(best.concurrency)"
+        // Tied formats are chosen between as the main verdict chooses between tied cells: fewer
+        // bytes per displayed image, then less CPU, each beyond its noise; else the faster mean.
+        let pick = tied.reduce(fastest) { pick, other in cheaper(other, than: pick) ? other : pick }
         var head: String
         if tied.isEmpty {
-            head = "Format: \(fastest.format) gives the least placeholder time at \(best.strategy) ×\(best.concurrency), "
-                + "\(estimate(fastest.placeholder))"
+            head = "Format: \(fastest.format) gives the least placeholder time at \(cell), \(estimate(fastest.placeholder))"
         } else {
-            // Tied formats: the cheaper in CPU, where CPU differs beyond its noise, else the faster mean.
-            let pick = tied.reduce(fastest) { pick, cell in cheaperInCPU(cell, than: pick) ? cell : pick }
-            head = "Format: \(([fastest] + tied).map(\.format).joined(separator: " and ")) tie on placeholder time at "
-                + "\(best.strategy) ×\(best.concurrency); \(pick.format) "
-                + (pick.format == fastest.format ? "has the faster mean" : "costs less CPU") + ", \(estimate(pick.placeholder))"
+            head = "Format: \(([fastest] + tied).map(\.format).joined(separator: " and ")) tie on placeholder time at \(cell); "
+                + (pick.format == fastest.format ? "\(pick.format) has the faster mean and costs no less beyond noise"
+                                                 : "\(pick.format) is chosen by cost") + ", \(estimate(pick.placeholder))"
         }
-        return [head + "; " + comparisons.joined(separator: "; ") + ". CPU per displayed image: \(cpu); downloaded per displayed image: \(bytes)."]
-    }
-
-    /// Less CPU per displayed image beyond the CPU's noise (`cpuTolerance`).
-    static func cheaperInCPU(_ cell: Cell, than other: Cell) -> Bool {
-        abs(cell.cpuPerImage - other.cpuPerImage) > cpuTolerance * max(cell.cpuPerImage, other.cpuPerImage)
-            && cell.cpuPerImage < other.cpuPerImage
+        var cost = "."
+        if let jpeg = formats.first(where: { $0.format == ImageFormat.jpeg.rawValue }), pick.format != jpeg.format, jpeg.cpuPerImage > 0 {
+            cost = String(format: ". %@ costs %.2f ms CPU per displayed image, %.1f× JPEG's %.2f ms.", pick.format,
+                          pick.cpuPerImage * 1e3, pick.cpuPerImage / jpeg.cpuPerImage, jpeg.cpuPerImage * 1e3)
+        }
+        return [head + "; " + comparisons.joined(separator: "; ") + cost
+                + " CPU per displayed image: \(cpu); downloaded per displayed image: \(bytes)."]
     }
 }

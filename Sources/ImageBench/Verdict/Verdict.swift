@@ -30,6 +30,8 @@ public struct Verdict: Sendable {
         public let cpuPerImage: Double
         public let achievedPeak: Int
         public let transport: String
+        /// Measured runs (repeats) behind it.
+        public var runs = 1
 
         public var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) }
         /// " in avif", or nothing for the default mix.
@@ -98,12 +100,14 @@ public struct Verdict: Sendable {
     static func cell(_ runs: [RunResult], traceFrames: Int) -> Cell {
         let summaries = runs.map(\.summary)
         let displayed = Double(max(1, summaries.map(\.displayed).reduce(0, +)))
-        return Cell(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency, format: summaries[0].format,
+        var cell = Cell(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency, format: summaries[0].format,
                     validity: CellValidity(summaries),
                     placeholder: SegmentMeans(placeholdersOf: runs, traceFrames: traceFrames),
                     placeholderP95Ms: RepeatStatistics.median(of: summaries.map(\.placeholderP95Ms)),
                     bytesPerImage: Double(summaries.map(\.bytesDownloaded).reduce(0, +)) / displayed,
                     cpuPerImage: summaries.map { $0.cpuUserS + $0.cpuSysS }.reduce(0, +) / displayed,
                     achievedPeak: summaries.map(\.achievedConcurrencyPeak).max() ?? 0, transport: summaries[0].transport)
+        cell.runs = summaries.count
+        return cell
     }
 }

@@ -38,7 +38,8 @@ extension Verdict {
                 return head + "; \(signed(difference)) slower (\(test)): \(best.name) is faster."
             }
             return head + String(format: "; undecided: difference %@ (%@) holds 0 but reaches past the ±%.1f ms a tie needs, "
-                                 + "so the faster mean stands; --repeat 3 narrows it.", signed(difference), test, tieMargin(best))
+                                 + "so the faster mean stands; %@ narrows it.", signed(difference), test, tieMargin(best),
+                                 min(best.runs, other.runs) < 3 ? "--repeat 3" : "--repeat \(2 * max(best.runs, other.runs))")
         }
         let cost = String(format: "%.1f vs %.1f kB downloaded and %.1f vs %.1f ms CPU per displayed image",
                           best.bytesPerImage / 1e3, other.bytesPerImage / 1e3, best.cpuPerImage * 1e3, other.cpuPerImage * 1e3)

@@ -28,14 +28,20 @@ struct FormatVerdictTests {
         #expect(line.contains("webp 3.75 ms") && line.contains("avif 7.50 ms") && line.contains("avif 15.0 kB"), "\(line)")
     }
 
-    @Test("formats within the tie margin tie; the one that costs less CPU beyond its noise is named")
-    func tieBrokenByCPU() throws {
+    @Test("formats within the tie margin tie, broken as the main verdict breaks ties: bytes, then CPU; the pick agrees with it")
+    func tieBrokenByCost() throws {
         let verdict = Verdict([Self.run(.only(.webp), mean: 10, cpu: 2), Self.run(.only(.avif), mean: 10.1, cpu: 1)], traceFrames: 1_000)
         let line = try #require(verdict.lines.first { $0.hasPrefix("Format:") })
-        #expect(line.hasPrefix("Format: webp and avif tie on placeholder time at threads ×5; avif costs less CPU"), "\(line)")
-        // CPU alike (within 10%): the faster mean stands.
+        #expect(line.hasPrefix("Format: webp and avif tie on placeholder time at threads ×5; avif is chosen by cost"), "\(line)")
+        #expect(verdict.recommended?.format == "avif")
+        // Fewer bytes decide before CPU does.
+        let bytes = Verdict([Self.run(.only(.jpeg), mean: 10, cpu: 1), Self.run(.only(.avif), mean: 10.1, cpu: 2, megabytes: 5)],
+                            traceFrames: 1_000)
+        #expect(bytes.recommended?.format == "avif" && bytes.lines.contains { $0.contains("avif is chosen by cost") }, "\(bytes.lines)")
+        #expect(bytes.lines.contains { $0.contains("avif costs 5.00 ms CPU per displayed image, 2.0× JPEG's 2.50 ms.") }, "\(bytes.lines)")
+        // Costs alike: the faster mean stands.
         let alike = Verdict([Self.run(.only(.webp), mean: 10, cpu: 1.05), Self.run(.only(.avif), mean: 10.1, cpu: 1)], traceFrames: 1_000)
-        #expect(alike.lines.contains { $0.contains("webp has the faster mean") }, "\(alike.lines)")
+        #expect(alike.lines.contains { $0.contains("webp has the faster mean") } && alike.recommended?.format == "webp", "\(alike.lines)")
     }
 
     @Test("one format gives no format line; an unrankable format is said")
