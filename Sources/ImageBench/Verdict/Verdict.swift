@@ -32,6 +32,8 @@ public struct Verdict: Sendable {
         public let transport: String
         /// Measured runs (repeats) behind it.
         public var runs = 1
+        /// Decode time per megapixel of the file, p50 (the median over repeats; 0 without decodes).
+        public var decodeMsPerMp = 0.0
 
         public var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) }
         /// " in avif", or nothing for the default mix.
@@ -108,6 +110,7 @@ public struct Verdict: Sendable {
                     cpuPerImage: summaries.map { $0.cpuUserS + $0.cpuSysS }.reduce(0, +) / displayed,
                     achievedPeak: summaries.map(\.achievedConcurrencyPeak).max() ?? 0, transport: summaries[0].transport)
         cell.runs = summaries.count
+        cell.decodeMsPerMp = RepeatStatistics.median(of: summaries.map(\.decodeMsPerMpP50))
         return cell
     }
 }
