@@ -9,8 +9,19 @@ public struct MemoryEstimate: Sendable {
     public let parts: [(name: String, bytes: Int)]
     public var bytes: Int { parts.reduce(0) { $0 + $1.bytes } }
 
-    /// Encoded bytes of a generated image, on average (the corpus is held twice: generated and served).
-    static let corpusImageBytes = 27_000
+    /// Encoded bytes of a generated image, on average, per format (the corpus is held twice:
+    /// generated and served). Measured on 300-image corpora: the mix 30 kB, JPEG 25, WebP 15,
+    /// AVIF 12, GIF 77 and PNG (lossless photos) 267.
+    static func corpusImageBytes(_ format: CorpusFormat) -> Int {
+        switch format {
+        case .mixed, .only(.jpeg): 27_000
+        case .only(.webp): 17_000
+        case .only(.avif): 14_000
+        case .only(.gif): 80_000
+        case .only(.png): 270_000
+        case .only: 27_000
+        }
+    }
     /// One request record with its share of the run's tables (its URL string is shared).
     static let requestBytes = MemoryLayout<RequestRecord>.stride + 64
     /// A memory-cache entry under --no-decode: a 1×1 stand-in and its key.
@@ -20,14 +31,15 @@ public struct MemoryEstimate: Sendable {
         let s = plan.settings
         let clients = s.clientIndices.count
         let (alive, sessions) = Self.loadShape(s, users: clients)
-        let images = s.source == .embedded ? s.resolvedImageCount : 0
+        // Every format's corpus is generated and served.
+        let corpusBytes = s.source == .embedded ? plan.formats.reduce(0) { $0 + s.resolvedImageCount * Self.corpusImageBytes($1) } : 0
         let distinct = min(s.rows, s.resolvedImageCount)
         let decodedImage = ImagePipeline.defaultTargetSize.pixelCount * 4
         let cachePerUser = s.decodes ? min(s.memoryCacheBytes, distinct * decodedImage) : distinct * Self.standInBytes
         // Every row is asked for about once per run; every run's records are kept for the reports.
         let runs = plan.measuredRuns + plan.warmups * plan.strategies.count * plan.concurrencies.count
         parts = [
-            ("generated corpus", 2 * images * Self.corpusImageBytes),
+            ("generated corpus", 2 * corpusBytes),
             ("memory caches (\(alive) user\(alive == 1 ? "" : "s") × \(Format.size(cachePerUser)))", alive * cachePerUser),
             ("request records (\(runs) run\(runs == 1 ? "" : "s") × \(clients) × \(s.rows) rows"
              + (sessions > 1 ? " × \(sessions) sessions)" : ")"), runs * clients * s.rows * sessions * Self.requestBytes),
