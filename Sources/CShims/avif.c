@@ -26,7 +26,12 @@ static void ib_dav1d_find_defaults(void) {
 void dav1d_default_settings(Dav1dSettings *settings) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, ib_dav1d_find_defaults);
-    if (ib_dav1d_defaults) ib_dav1d_defaults(settings);
+    if (!ib_dav1d_defaults) {
+        // libdav1d is loaded (libavif needs it), so this cannot happen; settings left unset would.
+        fprintf(stderr, "imgbench: dav1d_default_settings not found in libdav1d\n");
+        abort();
+    }
+    ib_dav1d_defaults(settings);
     settings->logger.callback = NULL;
 }
 
@@ -106,6 +111,7 @@ int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels,
     ib_avif_fill_info(decoder, info);
     uint64_t pixels = (uint64_t)info->width * info->height;
     if (pixels == 0 || (max_pixels > 0 && pixels > max_pixels)) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "%ux%u", info->width, info->height);
         avifDecoderDestroy(decoder);
         return pixels == 0 ? IB_IMAGE_CORRUPT : IB_IMAGE_TOO_LARGE;
     }

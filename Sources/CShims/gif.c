@@ -13,6 +13,9 @@ typedef struct {
     size_t length, offset;
 } ib_gif_source;
 
+/// Frames counted at most (a file with more reports this many).
+#define IB_GIF_MAX_FRAMES 10000
+
 static int ib_gif_read(GifFileType *gif, GifByteType *out, int count) {
     ib_gif_source *source = (ib_gif_source *)gif->UserData;
     size_t left = source->length - source->offset;
@@ -127,6 +130,9 @@ int ib_gif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, 
     do {
         if (DGifGetRecordType(gif, &record) == GIF_ERROR) { status = ib_gif_fail(gif->Error, error); break; }
         if (record == IMAGE_DESC_RECORD_TYPE) {
+            // giflib keeps a record (and a colour map copy) of every frame it has read until the
+            // file is closed: a file of endless tiny frames stops being counted here.
+            if (count >= IB_GIF_MAX_FRAMES) break;
             if (DGifGetImageDesc(gif) == GIF_ERROR) { status = ib_gif_fail(gif->Error, error); break; }
             if (count++ == 0) {
                 status = ib_gif_draw(gif, transparent, max_pixels, output, width, height, report, error);
@@ -145,10 +151,10 @@ int ib_gif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, 
             int code;
             GifByteType *extension;
             if (DGifGetExtension(gif, &code, &extension) == GIF_ERROR) { status = ib_gif_fail(gif->Error, error); break; }
-            if (code == GRAPHICS_EXT_FUNC_CODE && count == 0 && extension && extension[0] >= 4) {
-                GraphicsControlBlock control;
-                DGifExtensionToGCB(extension[0], extension + 1, &control);
-                transparent = control.TransparentColor;
+            if (code == GRAPHICS_EXT_FUNC_CODE && count == 0 && extension && extension[0] == 4) {
+                // giflib fills the block only for the standard 4-byte extension (else GIF_ERROR).
+                GraphicsControlBlock control = {DISPOSAL_UNSPECIFIED, false, 0, NO_TRANSPARENT_COLOR};
+                if (DGifExtensionToGCB(extension[0], extension + 1, &control) == GIF_OK) transparent = control.TransparentColor;
             }
             while (extension) {
                 if (DGifGetExtensionNext(gif, &extension) == GIF_ERROR) { status = ib_gif_fail(gif->Error, error); break; }
@@ -223,13 +229,14 @@ int ib_gif_encode(const uint8_t *indices, int frames, uint32_t width, uint32_t h
         colors[i] = (GifColorType){palette[i * 3], palette[i * 3 + 1], palette[i * 3 + 2]};
     }
     ColorMapObject *map = GifMakeMapObject(map_size, colors);
+    GifPixelType *row = malloc(width > 0 ? width : 1);
     ib_gif_sink sink = {NULL, 0, 0};
     int code = 0;
-    GifFileType *gif = map ? EGifOpen(&sink, ib_gif_write, &code) : NULL;
+    GifFileType *gif = map && row ? EGifOpen(&sink, ib_gif_write, &code) : NULL;
     int ok = gif != NULL;
     if (ok) {
         EGifSetGifVersion(gif, true);
-        ok = EGifPutScreenDesc(gif, (int)width, (int)height, map_size, 0, map) != GIF_ERROR;
+        ok = EGifPutScreenDesc(gif, (int)width, (int)height, GifBitSize(map_size), 0, map) != GIF_ERROR;
     }
     for (int frame = 0; ok && frame < frames; frame++) {
         GraphicsControlBlock control = {DISPOSE_DO_NOT, false, delay_centiseconds, transparent};
@@ -239,7 +246,9 @@ int ib_gif_encode(const uint8_t *indices, int frames, uint32_t width, uint32_t h
             && EGifPutImageDesc(gif, 0, 0, (int)width, (int)height, false, NULL) != GIF_ERROR;
         const uint8_t *pixels = indices + (size_t)frame * width * height;
         for (uint32_t y = 0; ok && y < height; y++) {
-            ok = EGifPutLine(gif, (GifPixelType *)(pixels + (size_t)y * width), (int)width) != GIF_ERROR;
+            // EGifPutLine masks the row in place: it gets a copy, not the caller's const pixels.
+            memcpy(row, pixels + (size_t)y * width, width);
+            ok = EGifPutLine(gif, row, (int)width) != GIF_ERROR;
         }
     }
     if (gif) {
@@ -248,6 +257,7 @@ int ib_gif_encode(const uint8_t *indices, int frames, uint32_t width, uint32_t h
         if (EGifCloseFile(gif, &close_code) == GIF_ERROR && ok) { ok = 0; code = close_code; }
     }
     GifFreeMapObject(map);
+    free(row);
     if (!ok) {
         free(sink.data);
         const char *text = GifErrorString(code);

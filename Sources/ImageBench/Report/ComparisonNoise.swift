@@ -78,10 +78,12 @@ extension ResultsComparison {
         let column = { (name: String) in header.firstIndex(of: name) }
         guard let strategy = column("strategy"), let limit = column("concurrency"), let repetition = column("repeat"),
               let frame = column("visible_frame"), let placeholder = column("placeholder_ms") else { return nil }
+        // Files written before --formats have no format column: their cells are the mix's.
+        let format = column("format")
         var samples: [String: [SegmentMeans.Sample]] = [:]
         for row in rows.dropFirst() where row.count == header.count {
             guard let repeatIndex = Int(row[repetition]), let visible = Int(row[frame]), let milliseconds = Double(row[placeholder]) else { continue }
-            samples["\(row[strategy]) ×\(row[limit])", default: []].append(
+            samples[CellName.of(strategy: row[strategy], concurrency: row[limit], format: format.map { row[$0] } ?? ""), default: []].append(
                 SegmentMeans.Sample(repetition: repeatIndex, visibleFrame: visible, milliseconds: milliseconds))
         }
         return samples

@@ -22,11 +22,24 @@ public struct FormatTable: Sendable {
             }
             let placeholder = cell.placeholder.interval.map { String(format: "%.1f (%.1f–%.1f)", cell.placeholder.overall, $0.low, $0.high) }
                 ?? String(format: "%.1f (no interval)", cell.placeholder.overall)
-            return ["\(cell.strategy) ×\(cell.concurrency)" + (cell.validity.isValid ? "" : " (not ranked)"), cell.format,
-                    String(format: "%.1f", cell.bytesPerImage / 1e3),
+            let kilobytes = Self.overRepeats(cell.bytesPerImage / 1e3, runs, digits: "%.1f") {
+                Double($0.bytesDownloaded) / Double(max(1, $0.displayed)) / 1e3
+            }
+            let cpu = Self.overRepeats(cell.cpuPerImage * 1e3, runs, digits: "%.2f") {
+                ($0.cpuUserS + $0.cpuSysS) / Double(max(1, $0.displayed)) * 1e3
+            }
+            return ["\(cell.strategy) ×\(cell.concurrency)" + (cell.validity.isValid ? "" : " (not ranked)"), cell.format, kilobytes,
                     Self.percentile(decode, 50), Self.percentile(decode, 95), placeholder,
-                    Self.percentile(latency, 50), Self.percentile(latency, 95), String(format: "%.2f", cell.cpuPerImage * 1e3)]
+                    Self.percentile(latency, 50), Self.percentile(latency, 95), cpu]
         }
+    }
+
+    /// A cost per displayed image: the pooled value, and with repeats the 95% interval of the
+    /// median of the runs' values (bootstrap, as summary-aggregate.csv's).
+    static func overRepeats(_ pooled: Double, _ runs: [RunResult], digits: String, _ value: (RunSummary) -> Double) -> String {
+        guard runs.count > 1 else { return String(format: digits, pooled) }
+        let estimate = RepeatStatistics.median(runs.map { value($0.summary) })
+        return String(format: "\(digits) (\(digits)–\(digits))", pooled, estimate.low, estimate.high)
     }
 
     /// "4.21 (4.10–4.35)": the value and its order-statistic interval; "–" without samples.
@@ -37,8 +50,9 @@ public struct FormatTable: Sendable {
         return String(format: "\(digits) (\(digits)–\(digits))", value, interval.low, interval.high)
     }
 
-    static let legend = "Per displayed image: kB downloaded and CPU (the process's, over every image shown). Decode: ms per "
-        + "megapixel of the file, every image decoded. Brackets: 95% intervals; placeholder time's by batch means over trace "
+    static let legend = "Per displayed image: kB downloaded and CPU (the process's, over every image shown), with repeats the "
+        + "interval of the runs' median (bootstrap). Decode: ms per megapixel of the file, every image decoded. Brackets: 95% "
+        + "intervals; placeholder time's by batch means over trace "
         + "segments (as the verdict's), the percentiles' by order statistics (they assume independent samples, which display "
         + "latencies within a run are not: read those as the least uncertainty)."
 

@@ -10,7 +10,7 @@ public struct TimeseriesCSV: ReportWriter {
         "strategy", "concurrency", "repeat", "second", "active_users", "requests", "http_requests", "bytes", "errors",
         "ttfb_n", "ttfb_p50_ms", "ttfb_p90_ms", "ttfb_p99_ms", "ttfb_max_ms",
         "request_p50_ms", "request_p90_ms", "request_p99_ms", "request_max_ms",
-        "display_n", "display_p50_ms", "display_p90_ms", "display_p99_ms", "display_max_ms",
+        "display_n", "display_p50_ms", "display_p90_ms", "display_p99_ms", "display_max_ms", "format",
     ]
 
     public init() {}
@@ -30,7 +30,7 @@ public struct TimeseriesCSV: ReportWriter {
                 table.append(cell + [String(second), String(interval.activeUsers), String(interval.requests),
                                      String(interval.httpRequests), String(interval.bytes), String(interval.errors),
                                      String(interval.ttfb.count)] + Self.percentiles(interval.ttfb) + Self.percentiles(interval.request)
-                             + [String(interval.display.count)] + Self.percentiles(interval.display))
+                             + [String(interval.display.count)] + Self.percentiles(interval.display) + [result.summary.format])
             }
         }
         return table.rendered

@@ -93,7 +93,7 @@ public enum Benchmark {
             }
             if stop?.isRequested == true { return stopped(plan) }
             let embedded = try ImageServer(files: ServedFiles(corpora: corpora), profile: settings.injection.applied(to: settings.network),
-                                           seed: settings.seed, faults: settings.faults)
+                                           seed: settings.seed, faults: settings.faults, drawsPerPicture: plan.formats != [.mixed])
             for (format, corpus) in zip(plan.formats, corpora) {
                 observer?.preparing("serving \(corpus.images.count) \(format) images (\(corpus.totalBytes / 1024) kB) at "
                                     + "\(embedded.baseURL), network \(settings.network)")

@@ -37,7 +37,7 @@ public struct MemoryEstimate: Sendable {
         let decodedImage = ImagePipeline.defaultTargetSize.pixelCount * 4
         let cachePerUser = s.decodes ? min(s.memoryCacheBytes, distinct * decodedImage) : distinct * Self.standInBytes
         // Every row is asked for about once per run; every run's records are kept for the reports.
-        let runs = plan.measuredRuns + plan.warmups * plan.strategies.count * plan.concurrencies.count
+        let runs = plan.measuredRuns + plan.warmups * plan.strategies.count * plan.concurrencies.count * plan.formats.count
         parts = [
             ("generated corpus", 2 * corpusBytes),
             ("memory caches (\(alive) user\(alive == 1 ? "" : "s") × \(Format.size(cachePerUser)))", alive * cachePerUser),

@@ -63,9 +63,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
             send(status: status, body: body, contentType: "text/plain", headOnly: false, context: context)
             return
         }
-        // Delay and faults are drawn per picture, not per file: `img/7.avif` meets what `img/7.jpg`
-        // meets, so formats are compared on the same network.
-        let picture = Self.picture(path)
+        // With --formats, delay and faults are drawn per picture, not per file: `img/7.avif` meets
+        // what `img/7.jpg` meets, so formats are compared on the same network.
+        let picture = shaping.drawsPerPicture ? Self.picture(path) : path
         let delay = shaping.profile.latency(for: picture, seed: shaping.seed)
         let headOnly = head.method == .HEAD
         let fault = headOnly || shaping.faults.isEmpty ? nil

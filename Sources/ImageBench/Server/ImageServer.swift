@@ -51,14 +51,16 @@ public final class ImageServer: Sendable {
         (connections.count, connections.cap, connections.timedOut.load(ordering: .relaxed), connections.evicted.load(ordering: .relaxed))
     }
 
-    /// Binds and starts serving; `port` 0 picks a free ephemeral port.
+    /// Binds and starts serving; `port` 0 picks a free ephemeral port. `drawsPerPicture`: delay
+    /// and faults drawn for a picture whatever its format (`--formats`); off, they are drawn per
+    /// file path, as every run before formats existed drew them (its results stay comparable).
     public init(files: ServedFiles, profile: NetworkProfile, seed: UInt64, faults: ServerFaults = .none,
                 host: String = "127.0.0.1", port: Int = 0, threads: Int = 1, limits: ConnectionLimits = .standard,
-                log: (@Sendable (ServedRequest) -> Void)? = nil) throws {
+                drawsPerPicture: Bool = false, log: (@Sendable (ServedRequest) -> Void)? = nil) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let statistics = ServerStatistics()
         let connections = ConnectionGuard(limits: limits)
-        let shaping = ResponseShaping(profile: profile, seed: seed, faults: faults, log: log)
+        let shaping = ResponseShaping(profile: profile, seed: seed, faults: faults, drawsPerPicture: drawsPerPicture, log: log)
         do {
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -113,9 +115,14 @@ struct ResponseShaping: Sendable {
     /// radio of its own; its connections share it.
     private let links = Locked<[Int: SharedLink]>([:])
 
-    init(profile: NetworkProfile, seed: UInt64, faults: ServerFaults, log: (@Sendable (ServedRequest) -> Void)?) {
+    /// Draw delay and faults for the picture (`/img/7`) rather than the file (`/img/7.jpg`).
+    let drawsPerPicture: Bool
+
+    init(profile: NetworkProfile, seed: UInt64, faults: ServerFaults, drawsPerPicture: Bool = false,
+         log: (@Sendable (ServedRequest) -> Void)?) {
         self.profile = profile
         self.seed = seed
+        self.drawsPerPicture = drawsPerPicture
         self.faults = faults
         self.log = log
     }

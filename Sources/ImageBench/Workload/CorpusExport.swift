@@ -17,14 +17,17 @@ public enum CorpusExport {
     public static func write(_ corpora: [(format: CorpusFormat, corpus: ImageCorpus)], to directory: URL,
                              baseURL: String) throws -> Written {
         var files = 0, bytes = 0
+        var written = Set<String>()
         for (index, entry) in corpora.enumerated() {
             let suffix = corpora.count > 1 ? "-\(entry.format)" : ""
-            let written = try write(entry.corpus, to: directory, baseURL: baseURL, manifestSuffix: suffix)
+            // The mix's JPEGs are the JPEG corpus's files, byte for byte: written and counted once.
+            let new = entry.corpus.images.filter { written.insert($0.path).inserted }
+            _ = try write(entry.corpus, to: directory, baseURL: baseURL, manifestSuffix: suffix, only: Set(new.map(\.path)))
             if index == 0 && corpora.count > 1 {
-                _ = try write(entry.corpus, to: directory, baseURL: baseURL, manifestSuffix: "", images: false)
+                _ = try write(entry.corpus, to: directory, baseURL: baseURL, manifestSuffix: "", only: [])
             }
-            files += written.files
-            bytes += written.bytes
+            files += new.count
+            bytes += new.reduce(0) { $0 + $1.bytes.count }
         }
         return Written(files: files, bytes: bytes)
     }
@@ -35,15 +38,16 @@ public enum CorpusExport {
         try write(corpus, to: directory, baseURL: baseURL, manifestSuffix: "")
     }
 
+    /// `only`: the images whose files to write (nil: all); the manifests list every image.
     static func write(_ corpus: ImageCorpus, to directory: URL, baseURL: String, manifestSuffix: String,
-                      images: Bool = true) throws -> Written {
+                      only: Set<String>? = nil) throws -> Written {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("img"), withIntermediateDirectories: true)
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         var entries: [[String: Any]] = []
         var csv = CSVTable(header: ["url", "bytes"])
         for image in corpus.images {
             let name = fileName(image)
-            if images { try Data(image.bytes).write(to: directory.appendingPathComponent(name), options: .atomic) }
+            if only?.contains(name) ?? true { try Data(image.bytes).write(to: directory.appendingPathComponent(name), options: .atomic) }
             entries.append(["url": "\(base)/\(name)", "bytes": image.bytes.count])
             csv.append(["\(base)/\(name)", String(image.bytes.count)])
         }

@@ -124,6 +124,17 @@ struct ModernFormatTests {
         #expect(image.pixel(x: 8, y: 40) == [30, 30, 200, 255] && image.pixel(x: 56, y: 40) == [0, 0, 0, 0])
     }
 
+    @Test("a graphics control block of a non-standard length is ignored, never half-read: no transparency, the same every time")
+    func gifOddControlBlock() throws {
+        var bytes = try ImageEncoder.gif(frames: [quadrantIndices(transparentCorner: true)], size: size, palette: palette, transparent: 3)
+        let control = try #require(bytes.indices.first { bytes[$0] == 0x21 && bytes[$0 + 1] == 0xF9 && bytes[$0 + 2] == 4 })
+        bytes[control + 2] = 5
+        bytes.insert(0, at: control + 7)  // a fifth data byte; the block's terminator follows
+        let images = try (0..<3).map { _ in try GIFDecoder().decode(bytes, targetSize: nil, limits: DecodeLimits()) }
+        #expect(images.allSatisfy { $0 == images[0] })
+        #expect(images[0].pixel(x: 56, y: 40) == [9, 9, 9, 255] && images[0].pixel(x: 8, y: 8) == [200, 30, 30, 255])
+    }
+
     @Test("an animated GIF shows its first frame and counts them all")
     func gifAnimated() throws {
         let first = quadrantIndices(transparentCorner: false)

@@ -57,4 +57,26 @@ struct FormatPlanTests {
         let delays = ImageFormat.decodable.map { profile.latency(for: ImageRequestHandler.picture("/img/7.\($0.fileExtension)"), seed: 1) }
         #expect(Set(delays).count == 1 && profile.latency(for: "/img/8", seed: 1) != delays[0])
     }
+
+    @Test("with --formats, every format of an image meets the same faults (the server draws per picture)")
+    func sameFaults() async throws {
+        let failedFirst = try await onOwnThread { () -> [String: Set<Int>] in
+            var options = RunOptions()
+            (options.rows, options.strategies, options.formats, options.images) = (150, "threads", "webp,avif", 40)
+            (options.faults, options.network, options.cancel, options.warmupSeconds) = ("error=20%", "loopback", "none", 0)
+            let results = try Benchmark.run(try options.plan())
+            // Per format: the images whose first network load failed (no retries: the server's
+            // first answer for that image).
+            var failed: [String: Set<Int>] = [:]
+            for result in results.results {
+                var first: [Int: RequestRecord] = [:]
+                for record in result.requests where [.network, .error].contains(record.source) && first[record.imageID] == nil {
+                    first[record.imageID] = record
+                }
+                failed[result.summary.format] = Set(first.values.filter { $0.errorClass != nil }.map(\.imageID))
+            }
+            return failed
+        }
+        #expect(failedFirst["webp"] == failedFirst["avif"] && (failedFirst["webp"]?.count ?? 0) >= 2, "\(failedFirst)")
+    }
 }

@@ -43,7 +43,7 @@ struct ServerFaultTests {
 
     /// A corpus image whose first request meets `kind` (nil: no fault).
     static func path(meeting kind: ServerFaults.Kind?, faults: ServerFaults, seed: UInt64) throws -> CorpusImage {
-        try #require(corpus.images.first { faults.fault(path: ImageRequestHandler.picture("/" + $0.path), request: 1, seed: seed) == kind })
+        try #require(corpus.images.first { faults.fault(path: "/" + $0.path, request: 1, seed: seed) == kind })
     }
 
     @Test("each fault arrives as its class: 5xx → http_status, reset → connection, stall → timeout, truncate → decode")
@@ -146,8 +146,8 @@ struct ServerFaultTests {
             let faults = try ServerFaults(parsing: "error=50%")
             // An image whose first attempt fails and whose second does not.
             let image = try #require(Self.corpus.images.first {
-                faults.fault(path: ImageRequestHandler.picture("/" + $0.path), request: 1, seed: seed) == .error
-                    && faults.fault(path: ImageRequestHandler.picture("/" + $0.path), request: 2, seed: seed) == nil
+                faults.fault(path: "/" + $0.path, request: 1, seed: seed) == .error
+                    && faults.fault(path: "/" + $0.path, request: 2, seed: seed) == nil
             })
             let server = try Self.server(faults, seed: seed)
             defer { server.shutdown() }

@@ -30,21 +30,24 @@ struct FormatVerdictTests {
         #expect(line.contains("webp 3.75 ms") && line.contains("avif 7.50 ms") && line.contains("avif 15.0 kB"), "\(line)")
     }
 
-    @Test("formats within the tie margin tie, broken as the main verdict breaks ties: bytes, then CPU; the pick agrees with it")
+    @Test("formats within the tie margin tie, broken as the main verdict breaks ties (bytes, then CPU): the line speaks of the recommended format")
     func tieBrokenByCost() throws {
         let verdict = Verdict([Self.run(.only(.webp), mean: 10, cpu: 2), Self.run(.only(.avif), mean: 10.1, cpu: 1)], traceFrames: 1_000)
         let line = try #require(verdict.lines.first { $0.hasPrefix("Format:") })
-        #expect(line.hasPrefix("Format: webp and avif tie on placeholder time at threads ×5: webp ") && line.contains("avif is chosen by cost"),
-                "\(line)")
+        #expect(line.hasPrefix("Format: avif at threads ×5, 10.") && line.contains("ties with another format and is chosen")
+                && line.contains("webp 9.") && line.contains("a tie within"), "\(line)")
         #expect(verdict.recommended?.format == "avif")
         // Fewer bytes decide before CPU does.
         let bytes = Verdict([Self.run(.only(.jpeg), mean: 10, cpu: 1), Self.run(.only(.avif), mean: 10.1, cpu: 2, megabytes: 5)],
                             traceFrames: 1_000)
-        #expect(bytes.recommended?.format == "avif" && bytes.lines.contains { $0.contains("avif is chosen by cost") }, "\(bytes.lines)")
+        #expect(bytes.recommended?.format == "avif" && bytes.lines.contains { $0.hasPrefix("Format: avif at threads ×5") }, "\(bytes.lines)")
         #expect(bytes.lines.contains { $0.contains("avif costs 5.00 ms CPU per displayed image, 2.0× JPEG's 2.50 ms.") }, "\(bytes.lines)")
         // Costs alike: the faster mean stands.
         let alike = Verdict([Self.run(.only(.webp), mean: 10, cpu: 1.05), Self.run(.only(.avif), mean: 10.1, cpu: 1)], traceFrames: 1_000)
-        #expect(alike.lines.contains { $0.contains("webp has the faster mean") } && alike.recommended?.format == "webp", "\(alike.lines)")
+        #expect(alike.lines.contains { $0.hasPrefix("Format: webp at threads ×5") } && alike.recommended?.format == "webp", "\(alike.lines)")
+        // CPU within its noise of JPEG's is said to be about the same.
+        let same = Verdict([Self.run(.only(.jpeg), mean: 10, cpu: 1), Self.run(.only(.webp), mean: 5, cpu: 1.05)], traceFrames: 1_000)
+        #expect(same.lines.contains { $0.contains("about JPEG's 2.50 ms (within the CPU's noise)") }, "\(same.lines)")
     }
 
     @Test("one format gives no format line; an unrankable format is said")
@@ -73,5 +76,11 @@ struct FormatVerdictTests {
         let line = try #require(verdict.lines.first { $0.hasPrefix("Format:") })
         #expect(line.contains("has the lowest mean placeholder time") && line.contains("no other format is shown slower")
                 && line.contains("undecided"), "\(line)")
+        // One shown slower, one undecided: no "gives the least".
+        let mixed = Verdict([noisy(.only(.jpeg), 45, draw: 1), noisy(.only(.avif), 20, draw: 2), noisy(.only(.webp), 20.5, draw: 3)],
+                            traceFrames: 1_000)
+        let partly = try #require(mixed.lines.first { $0.hasPrefix("Format:") })
+        #expect(partly.contains("shown faster than some formats only") && partly.contains(": slower)") && partly.contains(": undecided)"),
+                "\(partly)")
     }
 }

@@ -55,7 +55,8 @@ public enum DecoderCost {
                 let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
                 while times.count < 3 || MonotonicClock.now() < deadline {
                     let start = MonotonicClock.now()
-                    var image = try ImageDecoder().decode(bytes, targetSize: target, limits: DecodeLimits())
+                    var image = try ImageDecoder().decode(bytes, targetSize: target,
+                                                          limits: DecodeLimits(maxPixels: max(DecodeLimits().maxPixels, size.pixelCount)))
                     if let target { image = Downsampler.aspectFill(image, to: target) }
                     times.append(MonotonicClock.now() - start)
                     output = image.size

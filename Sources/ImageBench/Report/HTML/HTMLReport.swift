@@ -54,7 +54,7 @@ public struct HTMLReport: ReportWriter {
                 + "(timeseries.csv has every run): HTTP requests completed, and time to first byte within the second.</p>\n" + load
         }
         if let first = results.results.first {
-            body += "<h2>Scroll timeline: \(escape(first.cell.strategy.rawValue)) ×\(first.cell.concurrency) #\(first.cell.repetition)"
+            body += "<h2>Scroll timeline: \(escape(first.cell.name)) #\(first.cell.repetition)"
                 + (settings.clients > 1 ? ", user 0" : "") + "</h2>\n"
             body += "<p>Above, the rows waiting for their image over the whole run. Below, the second with the most, "
                 + "row by row: each row from the frame it appeared to the frame its image was shown (a placeholder "
@@ -97,7 +97,8 @@ public struct HTMLReport: ReportWriter {
             ("command", "imgbench run " + RunArguments(results.plan).words.joined(separator: " ")),
             ("rows", "\(settings.rows)"), ("scroll", "\(settings.scroll.rawValue), \(settings.fps) fps, seed \(settings.seed)"),
             ("network", "\(settings.network)"), ("source", settings.source.description),
-            ("strategies × limits", results.plan.strategies.map(\.rawValue).joined(separator: ", ") + " × " + results.plan.concurrencies.map(String.init).joined(separator: ", ")),
+            ("strategies × limits", results.plan.strategies.map(\.rawValue).joined(separator: ", ") + " × " + results.plan.concurrencies.map(String.init).joined(separator: ", ")
+                + (results.plan.formats == [.mixed] ? "" : " × " + results.plan.formats.map(\.description).joined(separator: ", "))),
             ("repeats", "\(results.plan.repeats) (+\(results.plan.warmups) warm-up rounds; \(Format.compact(results.plan.warmupSeconds)) s warm-up before each run)"),
             ("pipeline", "transport \(settings.transport.rawValue), filter \(settings.filter.rawValue), cancel \(settings.cancelPolicy.rawValue), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_000_000) MB"),
         ]

@@ -16,7 +16,7 @@ extension HTMLReport {
             let totals = kinds.map { kind in runs.reduce(0.0) { $0 + (kind.metric.number(of: $1.summary) ?? 0) } }
             let sum = max(1, totals.reduce(0, +))
             let y = 30 + Double(index) * rowHeight
-            svg += "<text x=\"0\" y=\"\(n(y + 14))\" font-size=\"12\">\(escape(cell.strategy.rawValue)) ×\(cell.concurrency)</text>\n"
+            svg += "<text x=\"0\" y=\"\(n(y + 14))\" font-size=\"12\">\(escape(cell.name))</text>\n"
             var x = labelWidth
             for (kind, total) in zip(kinds, totals) where total > 0 {
                 let width = total / sum * barWidth
