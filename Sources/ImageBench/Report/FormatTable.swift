@@ -68,6 +68,14 @@ public struct FormatTable: Sendable {
         return "Formats\n" + ([line(Self.header)] + rows.map(line)).joined(separator: "\n") + "\n" + Self.legend + "\n\n"
     }
 
+    /// For report.html: the same table, headed and with its legend.
+    var html: String {
+        guard !rows.isEmpty else { return "" }
+        return "<h2>Formats</h2>\n<table class=\"numbers\">\n<tr>" + Self.header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+            + rows.map { "<tr>" + $0.map { "<td>\(escape($0))</td>" }.joined() + "</tr>" }.joined(separator: "\n")
+            + "\n</table>\n<p>\(escape(Self.legend))</p>\n"
+    }
+
     public var markdown: String {
         guard !rows.isEmpty else { return "" }
         let align = Self.header.indices.map { $0 < 2 ? ":---" : "---:" }

@@ -21,6 +21,9 @@ struct FormatTableTests {
         #expect(table.rows[0][3] == "–")
         #expect(table.markdown.hasPrefix("## Formats\n\n| cell | format |") && table.text.hasPrefix("Formats\ncell"))
         #expect(FormatTable(ReportTests.benchmark([run(.only(.jpeg), megabytes: 10, cpu: 1)])).text.isEmpty)
+        // report.html carries the same table.
+        let html = try HTMLReport().render(ReportTests.benchmark(results))
+        #expect(html.contains("<h2>Formats</h2>") && html.contains("<td>avif</td><td>11.2 (10.0–12.5)</td>"))
     }
 
     @Test("compare keeps formats apart: each format's cell is judged on its own requests")
