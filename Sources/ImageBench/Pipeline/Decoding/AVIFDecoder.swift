@@ -9,11 +9,8 @@ public struct AVIFDecoder: ImageDecoding {
     public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
         // Parsing the container gives the size: checked before the frame buffer exists.
-        var info = ib_image_info()
+        var (info, size) = try DecodeStatus.header(bytes, format: "AVIF", limits: limits, ib_avif_read_info)
         var message = DecodeStatus.messageBuffer()
-        let status = bytes.withUnsafeBufferPointer { ib_avif_read_info($0.baseAddress, $0.count, &info, &message) }
-        try DecodeStatus.check(status, message, format: "AVIF")
-        let size = try DecodeStatus.checkedSize(info, limits: limits)
         var decodeStatus: Int32 = 0
         let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in
             decodeStatus = bytes.withUnsafeBufferPointer {

@@ -21,4 +21,16 @@ enum DecodeStatus {
     }
 
     static func messageBuffer() -> [CChar] { [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY)) }
+
+    /// A C shim's header facts (`ib_<format>_read_info`) and the size they promise, refused when
+    /// over the limit: what every decoder does before it allocates.
+    static func header(_ bytes: [UInt8], format: String, limits: DecodeLimits,
+                       _ read: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<ib_image_info>?, UnsafeMutablePointer<CChar>?) -> Int32)
+        throws(DecodeError) -> (info: ib_image_info, size: PixelSize) {
+        var info = ib_image_info()
+        var message = messageBuffer()
+        let status = bytes.withUnsafeBufferPointer { read($0.baseAddress, $0.count, &info, &message) }
+        try check(status, message, format: format)
+        return (info, try checkedSize(info, limits: limits))
+    }
 }

@@ -8,11 +8,8 @@ public struct GIFDecoder: ImageDecoding {
 
     public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
-        var info = ib_image_info()
+        let size = try DecodeStatus.header(bytes, format: "GIF", limits: limits, ib_gif_read_info).size
         var message = DecodeStatus.messageBuffer()
-        let status = bytes.withUnsafeBufferPointer { ib_gif_read_info($0.baseAddress, $0.count, &info, &message) }
-        try DecodeStatus.check(status, message, format: "GIF")
-        let size = try DecodeStatus.checkedSize(info, limits: limits)
         var decodeStatus: Int32 = 0
         var report = ib_decode_report()
         let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in

@@ -7,17 +7,10 @@ public struct PNGDecoder: ImageDecoding {
 
     public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
-        var info = ib_image_info()
-        var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
-        var status = bytes.withUnsafeBufferPointer { buffer in
-            ib_png_read_info(buffer.baseAddress, buffer.count, &info, &message)
-        }
-        try Self.check(status, message)
-        let size = PixelSize(width: Int(info.width), height: Int(info.height))
-        guard size.pixelCount > 0 else { throw .corrupt("zero dimensions \(size)") }
-        guard size.pixelCount <= limits.maxPixels else { throw .tooLarge(size, limit: limits.maxPixels) }
+        let size = try DecodeStatus.header(bytes, format: "PNG", limits: limits, ib_png_read_info).size
+        var message = DecodeStatus.messageBuffer()
         var pixels = [UInt8](repeating: 0, count: size.pixelCount * 4)
-        status = bytes.withUnsafeBufferPointer { source in
+        let status = bytes.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { output in
                 ib_png_decode_rgba(source.baseAddress, source.count, output.baseAddress, output.count, &message)
             }

@@ -9,11 +9,8 @@ public struct WebPDecoder: ImageDecoding {
 
     public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
-        var info = ib_image_info()
+        let source = try DecodeStatus.header(bytes, format: "WebP", limits: limits, ib_webp_read_info).size
         var message = DecodeStatus.messageBuffer()
-        let status = bytes.withUnsafeBufferPointer { ib_webp_read_info($0.baseAddress, $0.count, &info, &message) }
-        try DecodeStatus.check(status, message, format: "WebP")
-        let source = try DecodeStatus.checkedSize(info, limits: limits)
         var geometry = ib_fill_geometry(out_width: UInt32(source.width), out_height: UInt32(source.height), crop_x: 0,
                                         crop_y: 0, crop_width: UInt32(source.width), crop_height: UInt32(source.height))
         if let target = targetSize, target.width > 0, target.height > 0 {
