@@ -58,25 +58,34 @@ struct FormatPlanTests {
         #expect(Set(delays).count == 1 && profile.latency(for: "/img/8", seed: 1) != delays[0])
     }
 
-    @Test("with --formats, every format of an image meets the same faults (the server draws per picture)")
+    @Test("with --formats the server draws faults per picture: each image's first answer is the same in every format; per file otherwise")
     func sameFaults() async throws {
-        let failedFirst = try await onOwnThread { () -> [String: Set<Int>] in
-            var options = RunOptions()
-            (options.rows, options.strategies, options.formats, options.images) = (150, "threads", "webp,avif", 40)
-            (options.faults, options.network, options.cancel, options.warmupSeconds) = ("error=20%", "loopback", "none", 0)
-            let results = try Benchmark.run(try options.plan())
-            // Per format: the images whose first network load failed (no retries: the server's
-            // first answer for that image).
-            var failed: [String: Set<Int>] = [:]
-            for result in results.results {
-                var first: [Int: RequestRecord] = [:]
-                for record in result.requests where [.network, .error].contains(record.source) && first[record.imageID] == nil {
-                    first[record.imageID] = record
+        let corpora = [ImageFormat.webp, .avif].map { ImageCorpus.generate(count: 30, seed: 3, format: .only($0)) }
+        let answers = try await onOwnThread { () -> [Bool: [[Int]]] in
+            var answers: [Bool: [[Int]]] = [:]
+            for perPicture in [true, false] {
+                let server = try ImageServer(files: ServedFiles(corpora: corpora), profile: NetworkProfile.presets[0], seed: 3,
+                                             faults: try ServerFaults(parsing: "error=30%"), drawsPerPicture: perPicture)
+                defer { server.shutdown() }
+                let fetcher = CurlFetcher(limits: FetchLimits(timeoutMilliseconds: 5_000, stallMilliseconds: 1_000))
+                // Each file's first request: 200, or the status of the fault drawn for it.
+                answers[perPicture] = corpora.map { corpus in
+                    corpus.images.map { image in Self.firstAnswer(fetcher, "\(server.baseURL)/\(image.path)") }
                 }
-                failed[result.summary.format] = Set(first.values.filter { $0.errorClass != nil }.map(\.imageID))
             }
-            return failed
+            return answers
         }
-        #expect(failedFirst["webp"] == failedFirst["avif"] && (failedFirst["webp"]?.count ?? 0) >= 2, "\(failedFirst)")
+        let perPicture = try #require(answers[true]), perFile = try #require(answers[false])
+        #expect(perPicture[0] == perPicture[1] && perPicture[0].filter { $0 != 200 }.count >= 3, "\(perPicture)")
+        #expect(perFile[0] != perFile[1], "per-file draws differ between formats: \(perFile)")
+    }
+
+    /// 200, or the HTTP status a request was answered with (-1 for anything else).
+    static func firstAnswer(_ fetcher: CurlFetcher, _ url: String) -> Int {
+        switch Result(catching: { () throws(FetchError) in try fetcher.fetch(url, expectedBytes: nil, token: LoadToken()) }) {
+        case .success: return 200
+        case .failure(.httpStatus(let status, _)): return status
+        case .failure: return -1
+        }
     }
 }
