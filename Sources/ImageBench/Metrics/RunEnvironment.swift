@@ -29,7 +29,6 @@ public struct RunEnvironment: Sendable {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) }
-        let jpeg = Int(ib_libjpeg_version())
         return RunEnvironment(
             imgbenchVersion: ImageBenchVersion.current,
             // Compiled in by the BuildCommit plugin; the variable still overrides it (a binary
@@ -38,9 +37,8 @@ public struct RunEnvironment: Sendable {
             cpuModel: model ?? "unknown", cpuCount: ProcessInfo.processInfo.activeProcessorCount,
             kernel: "\(text(name.sysname)) \(text(name.release)) \(text(name.machine))",
             swiftVersion: compilerVersion, libcurl: String(cString: curl_version()),
-            libjpeg: "libjpeg-turbo \(jpeg / 1_000_000).\(jpeg / 1_000 % 1_000).\(jpeg % 1_000)",
-            libpng: "libpng \(String(cString: ib_libpng_version()))", libwebp: "libwebp \(WebPDecoder.libraryVersion)",
-            libavif: "libavif \(AVIFDecoder.libraryVersion)", giflib: "giflib \(GIFDecoder.libraryVersion)",
+            libjpeg: ImageFormat.jpeg.decoderLibrary, libpng: ImageFormat.png.decoderLibrary,
+            libwebp: ImageFormat.webp.decoderLibrary, libavif: ImageFormat.avif.decoderLibrary, giflib: ImageFormat.gif.decoderLibrary,
             hostname: text(name.nodename))
     }
 

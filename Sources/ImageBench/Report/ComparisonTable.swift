@@ -31,8 +31,7 @@ public struct ComparisonTable: Sendable {
     static let columns: [Column] = [
         Column("strategy") { summary in
             // With --formats, the format is part of the cell: "threads avif".
-            let name = summary.format.isEmpty || summary.format == CorpusFormat.mixed.description
-                ? summary.strategy : "\(summary.strategy) \(summary.format)"
+            let name = CellName.names(summary.format) ? "\(summary.strategy) \(summary.format)" : summary.strategy
             return switch CellValidity(summary) {
             case .valid: name
             case .control: name + " (control)"

@@ -25,7 +25,13 @@ public enum CellName {
 
     /// As read from a CSV row, where the limit is text.
     public static func of(strategy: String, concurrency: String, format: String) -> String {
-        "\(strategy) ×\(concurrency)" + (format.isEmpty || format == CorpusFormat.mixed.description ? "" : " \(format)")
+        "\(strategy) ×\(concurrency)" + (names(format) ? " \(format)" : "")
+    }
+
+    /// Whether a cell's name carries its format: not the default mix, nor a source without one
+    /// (so results written before --formats keep their names).
+    public static func names(_ format: String) -> Bool {
+        !format.isEmpty && format != CorpusFormat.mixed.description
     }
 }
 

@@ -89,10 +89,11 @@ final class ImageRequestHandler: ChannelInboundHandler {
     /// A path without its image extension (`/img/7` for `/img/7.jpg` and `/img/7.webp`): what
     /// the network profile and the faults are drawn for.
     static func picture(_ path: String) -> String {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/"),
-              ImageFormat.decodable.contains(where: { ".\($0.fileExtension)" == path[dot...] }) else { return path }
+        guard let dot = path.lastIndex(of: "."), imageExtensions.contains(Substring(path[path.index(after: dot)...])) else { return path }
         return String(path[..<dot])
     }
+
+    private static let imageExtensions = Set(ImageFormat.decodable.map { Substring($0.fileExtension) })
 
     /// The status an injected `error` answers with: 500 or 503, fixed per picture.
     static func errorStatus(for path: String) -> HTTPResponseStatus {

@@ -14,20 +14,16 @@ extension Verdict {
             .sorted { $0.placeholder.overall < $1.placeholder.overall }
         let others = formats.filter { $0.format != best.format }
         guard !others.isEmpty else { return ["Formats: only \(best.format) could be ranked at \(cell)."] }
-        var calls: [String] = []
-        let comparisons = others.map { other in
+        // Each other format against the chosen one: the difference's interval and what it shows.
+        let judged = others.map { other -> (cell: Cell, difference: Interval?, call: String) in
             let difference = other.placeholder.difference(from: best.placeholder)
-            let call: String
-            if equivalent(best, other) {
-                call = String(format: "a tie within ±%.1f ms", tieMargin(best))
-            } else if let difference {
-                call = difference.includesZero ? "undecided" : difference.low > 0 ? "slower" : "faster"
-            } else {
-                call = "not comparable"
-            }
-            calls.append(call)
-            return "\(other.format) \(ms(other.placeholder.overall)) (\(difference.map(signed) ?? "no interval"): \(call))"
-        }.joined(separator: "; ")
+            if equivalent(best, other) { return (other, difference, String(format: "a tie within ±%.1f ms", tieMargin(best))) }
+            guard let difference else { return (other, nil, "not comparable") }
+            return (other, difference, difference.includesZero ? "undecided" : difference.low > 0 ? "slower" : "faster")
+        }
+        let calls = judged.map(\.call)
+        let comparisons = judged.map { "\($0.cell.format) \(ms($0.cell.placeholder.overall)) "
+            + "(\($0.difference.map(signed) ?? "no interval"): \($0.call))" }.joined(separator: "; ")
         let head: String
         if calls.allSatisfy({ $0 == "slower" }) {
             head = "Format: \(best.format) gives the least placeholder time at \(cell), \(estimate(best.placeholder)); "

@@ -37,7 +37,7 @@ public struct Verdict: Sendable {
 
         public var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) }
         /// " in avif", or nothing for the default mix.
-        var inFormat: String { format.isEmpty || format == CorpusFormat.mixed.description ? "" : " in \(format)" }
+        var inFormat: String { CellName.names(format) ? " in \(format)" : "" }
     }
 
     public let cells: [Cell]

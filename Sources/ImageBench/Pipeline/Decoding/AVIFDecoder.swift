@@ -10,18 +10,13 @@ public struct AVIFDecoder: ImageDecoding {
         guard !bytes.isEmpty else { throw .empty }
         // Parsing the container gives the size: checked before the frame buffer exists.
         var (info, size) = try DecodeStatus.header(bytes, format: "AVIF", limits: limits, ib_avif_read_info)
-        var message = DecodeStatus.messageBuffer()
-        var decodeStatus: Int32 = 0
-        let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in
-            decodeStatus = bytes.withUnsafeBufferPointer {
-                ib_avif_decode_rgba($0.baseAddress, $0.count, UInt64(limits.maxPixels), output.baseAddress, output.count,
-                                    &info, &message)
-            }
-            count = decodeStatus == IB_IMAGE_OK.rawValue ? size.pixelCount * 4 : 0
+        let decoded = DecodeStatus.rgba(bytes, size: size) { source, output, message in
+            ib_avif_decode_rgba(source.baseAddress, source.count, UInt64(limits.maxPixels), output.baseAddress, output.count,
+                                &info, message)
         }
-        if decodeStatus == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(size, limit: limits.maxPixels) }
-        try DecodeStatus.check(decodeStatus, message, format: "AVIF")
-        var image = DecodedImage(size: size, pixels: pixels)
+        if decoded.status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(size, limit: limits.maxPixels) }
+        try DecodeStatus.check(decoded.status, decoded.message, format: "AVIF")
+        var image = DecodedImage(size: size, pixels: decoded.pixels)
         image.frames = Int(info.frames)
         return image
     }

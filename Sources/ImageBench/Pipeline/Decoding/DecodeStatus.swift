@@ -22,6 +22,22 @@ enum DecodeStatus {
 
     static func messageBuffer() -> [CChar] { [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY)) }
 
+    /// A shim's decode into a new RGBA8 buffer of `size` (left uninitialised for the shim to
+    /// fill): `decode` gets the encoded bytes, the buffer and the message buffer and returns the
+    /// shim's status. The pixels are kept only when it succeeded.
+    static func rgba(_ bytes: [UInt8], size: PixelSize,
+                     _ decode: (UnsafeBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt8>, UnsafeMutablePointer<CChar>) -> Int32)
+        -> (pixels: [UInt8], status: Int32, message: [CChar]) {
+        var message = messageBuffer(), status: Int32 = 0
+        let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in
+            status = bytes.withUnsafeBufferPointer { source in
+                message.withUnsafeMutableBufferPointer { decode(source, output, $0.baseAddress!) }
+            }
+            count = status == IB_IMAGE_OK.rawValue ? size.pixelCount * 4 : 0
+        }
+        return (pixels, status, message)
+    }
+
     /// A C shim's header facts (`ib_<format>_read_info`) and the size they promise, refused when
     /// over the limit: what every decoder does before it allocates.
     static func header(_ bytes: [UInt8], format: String, limits: DecodeLimits,

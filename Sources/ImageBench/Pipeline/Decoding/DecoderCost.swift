@@ -24,20 +24,6 @@ public enum DecoderCost {
 
     public static let scales = [1, 2, 4, 8]
 
-    /// Decoders' names and versions, as reports print them.
-    public static func library(_ format: ImageFormat) -> String {
-        switch format {
-        case .jpeg:
-            let version = Int(ib_libjpeg_version())
-            return "libjpeg-turbo \(version / 1_000_000).\(version / 1_000 % 1_000).\(version % 1_000)"
-        case .png: return "libpng \(String(cString: ib_libpng_version()))"
-        case .webp: return "libwebp \(WebPDecoder.libraryVersion)"
-        case .avif: return "libavif \(AVIFDecoder.libraryVersion)"
-        case .gif: return "giflib \(GIFDecoder.libraryVersion)"
-        case .unknown: return "none"
-        }
-    }
-
     /// Times every format at every scale for about `seconds` each (at least 3 decodes), one
     /// decode at a time on the calling thread. `progress` hears each row as it is done.
     public static func measure(size: PixelSize, seconds: Double, formats: [ImageFormat] = ImageFormat.decodable,
@@ -63,7 +49,7 @@ public enum DecoderCost {
                 }
                 let median = Double(times.sorted()[times.count / 2]) / 1e6
                 if scale == 1 { full = median }
-                let row = Row(format: format, library: library(format), scale: scale, output: output, fileBytes: bytes.count,
+                let row = Row(format: format, library: format.decoderLibrary, scale: scale, output: output, fileBytes: bytes.count,
                               milliseconds: median, decodes: times.count,
                               megapixelsPerSecond: Double(size.pixelCount) / 1e6 / (median / 1e3), relativeToFull: median / full)
                 rows.append(row)

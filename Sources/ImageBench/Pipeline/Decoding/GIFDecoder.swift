@@ -9,22 +9,17 @@ public struct GIFDecoder: ImageDecoding {
     public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
         let size = try DecodeStatus.header(bytes, format: "GIF", limits: limits, ib_gif_read_info).size
-        var message = DecodeStatus.messageBuffer()
-        var decodeStatus: Int32 = 0
         var report = ib_decode_report()
-        let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in
-            decodeStatus = bytes.withUnsafeBufferPointer {
-                ib_gif_decode_rgba($0.baseAddress, $0.count, UInt64(limits.maxPixels), output.baseAddress, output.count,
-                                   &report, &message)
-            }
-            count = decodeStatus == IB_IMAGE_OK.rawValue ? size.pixelCount * 4 : 0
+        let decoded = DecodeStatus.rgba(bytes, size: size) { source, output, message in
+            ib_gif_decode_rgba(source.baseAddress, source.count, UInt64(limits.maxPixels), output.baseAddress, output.count,
+                               &report, message)
         }
-        if decodeStatus == IB_IMAGE_TOO_LARGE.rawValue {
+        if decoded.status == IB_IMAGE_TOO_LARGE.rawValue {
             // A frame larger than the screen it is drawn on.
             throw .tooLarge(PixelSize(width: Int(report.source_width), height: Int(report.source_height)), limit: limits.maxPixels)
         }
-        try DecodeStatus.check(decodeStatus, message, format: "GIF")
-        var image = DecodedImage(size: size, pixels: pixels)
+        try DecodeStatus.check(decoded.status, decoded.message, format: "GIF")
+        var image = DecodedImage(size: size, pixels: decoded.pixels)
         image.frames = Int(report.frames)
         return image
     }

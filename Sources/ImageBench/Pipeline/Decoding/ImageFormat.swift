@@ -1,3 +1,5 @@
+import CShims
+
 /// An image container, identified from its first bytes: a server's Content-Type or a URL's
 /// extension can lie, magic bytes do not.
 public enum ImageFormat: String, Sendable, Codable, CaseIterable {
@@ -34,6 +36,20 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
         // Major brand at 8, minor version at 12, compatible brands from 16, four bytes each.
         return stride(from: 8, to: boxEnd - 3, by: 4).contains { offset in
             offset != 12 && brands.contains(Array(head[offset..<offset + 4]))
+        }
+    }
+
+    /// The library that decodes it and its version, as reports print them ("libwebp 1.2.4").
+    public var decoderLibrary: String {
+        switch self {
+        case .jpeg:
+            let version = Int(ib_libjpeg_version())
+            return "libjpeg-turbo \(version / 1_000_000).\(version / 1_000 % 1_000).\(version % 1_000)"
+        case .png: return "libpng \(String(cString: ib_libpng_version()))"
+        case .webp: return "libwebp \(WebPDecoder.libraryVersion)"
+        case .avif: return "libavif \(AVIFDecoder.libraryVersion)"
+        case .gif: return "giflib \(GIFDecoder.libraryVersion)"
+        case .unknown: return "none"
         }
     }
 

@@ -15,11 +15,7 @@ public struct PNGDecoder: ImageDecoding {
                 ib_png_decode_rgba(source.baseAddress, source.count, output.baseAddress, output.count, &message)
             }
         }
-        try Self.check(status, message)
-        return DecodedImage(size: size, pixels: pixels)
-    }
-
-    static func check(_ status: Int32, _ message: [CChar]) throws(DecodeError) {
         try DecodeStatus.check(status, message, format: "PNG")
+        return DecodedImage(size: size, pixels: pixels)
     }
 }

@@ -10,22 +10,17 @@ public struct WebPDecoder: ImageDecoding {
     public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
         let source = try DecodeStatus.header(bytes, format: "WebP", limits: limits, ib_webp_read_info).size
-        var message = DecodeStatus.messageBuffer()
         var geometry = ib_fill_geometry(out_width: UInt32(source.width), out_height: UInt32(source.height), crop_x: 0,
                                         crop_y: 0, crop_width: UInt32(source.width), crop_height: UInt32(source.height))
         if let target = targetSize, target.width > 0, target.height > 0 {
             ib_fill_geometry_for(UInt32(source.width), UInt32(source.height), UInt32(target.width), UInt32(target.height), &geometry)
         }
         let size = PixelSize(width: Int(geometry.out_width), height: Int(geometry.out_height))
-        var decodeStatus: Int32 = 0
-        let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in
-            decodeStatus = bytes.withUnsafeBufferPointer {
-                ib_webp_decode_rgba($0.baseAddress, $0.count, &geometry, output.baseAddress, output.count, &message)
-            }
-            count = decodeStatus == IB_IMAGE_OK.rawValue ? size.pixelCount * 4 : 0
+        let decoded = DecodeStatus.rgba(bytes, size: size) { source, output, message in
+            ib_webp_decode_rgba(source.baseAddress, source.count, &geometry, output.baseAddress, output.count, message)
         }
-        try DecodeStatus.check(decodeStatus, message, format: "WebP")
-        return DecodedImage(size: size, pixels: pixels, sourceSize: source)
+        try DecodeStatus.check(decoded.status, decoded.message, format: "WebP")
+        return DecodedImage(size: size, pixels: decoded.pixels, sourceSize: source)
     }
 
     /// libwebp's decoder version, e.g. 1.2.4.
