@@ -16,31 +16,52 @@ public final class MemoryCache: ImageCaching {
 
     public let costLimit: Int
     public let entryCostLimit: Double
-    private let state: Locked<LRUList>
+    /// The entries, and (`logsAccesses`) every reference to them in order, under one lock so the
+    /// log's order is the list's.
+    private let state: Locked<(list: LRUList, log: CacheAccessLog?)>
 
-    public init(costLimit: Int = MemoryCache.defaultCostLimit, entryCostLimit: Double = MemoryCache.defaultEntryCostLimit) {
+    /// `logsAccesses`: keep the references `hitThresholds` needs (a run's cache does; 24 bytes
+    /// per lookup or insert).
+    public init(costLimit: Int = MemoryCache.defaultCostLimit, entryCostLimit: Double = MemoryCache.defaultEntryCostLimit,
+                logsAccesses: Bool = false) {
         self.costLimit = costLimit
         self.entryCostLimit = entryCostLimit
-        state = Locked(LRUList())
+        state = Locked((LRUList(), logsAccesses ? CacheAccessLog() : nil))
     }
 
     public func image(for key: CacheKey) -> DecodedImage? {
-        state.withLockedValue { list in
-            list.touch(key)
+        image(for: key, counted: false)
+    }
+
+    /// `counted`: the lookup is a row's request, one the hit rate counts (the others are checks
+    /// before a prefetch or a deferred load, which still make the entry recent).
+    public func image(for key: CacheKey, counted: Bool) -> DecodedImage? {
+        state.withLockedValue { state in
+            state.log?.lookup(key, counted: counted)
+            return state.list.touch(key)
         }
     }
 
     public func insert(_ image: DecodedImage, for key: CacheKey) {
-        guard Double(image.cost) <= Double(costLimit) * entryCostLimit else { return }
-        state.withLockedValue { list in
-            list.insert(image, for: key)
-            while list.totalCost > costLimit { list.evictOldest() }
+        let kept = Double(image.cost) <= Double(costLimit) * entryCostLimit
+        state.withLockedValue { state in
+            // Logged even when too costly to keep here: a larger cache would keep it.
+            state.log?.insert(key, cost: image.cost)
+            guard kept else { return }
+            state.list.insert(image, for: key)
+            while state.list.totalCost > costLimit { state.list.evictOldest() }
         }
     }
 
-    public var totalCost: Int { state.withLockedValue { $0.totalCost } }
-    public var count: Int { state.withLockedValue { $0.count } }
-    public var evictions: Int { state.withLockedValue { $0.evictions } }
+    /// For every counted lookup of an image inserted before it, the smallest cache (bytes) that
+    /// would have answered it (`CacheAccessLog`); empty without `logsAccesses`.
+    public func hitThresholds() -> [Int] {
+        state.withLockedValue { $0.log?.thresholds(entryCostLimit: entryCostLimit) ?? [] }
+    }
+
+    public var totalCost: Int { state.withLockedValue { $0.list.totalCost } }
+    public var count: Int { state.withLockedValue { $0.list.count } }
+    public var evictions: Int { state.withLockedValue { $0.list.evictions } }
 }
 
 /// A doubly linked list over array slots, with a dictionary from key to slot: O(1) lookup, touch,

@@ -14,6 +14,9 @@ public struct RunDistributions: Sendable {
     public var request = LatencyHistogram()
     /// Decode time per megapixel of the file (ns per 10⁶ source pixels) of every image decoded.
     public var decodePerMegapixel = LatencyHistogram()
+    /// For each request an earlier insert could answer, the smallest memory cache that would
+    /// (kB; `CacheSizeCurve`).
+    public var memoryHitThresholds = LatencyHistogram()
 
     public init() {}
 
@@ -35,6 +38,7 @@ public struct RunDistributions: Sendable {
         ready.add(other.ready)
         request.add(other.request)
         decodePerMegapixel.add(other.decodePerMegapixel)
+        memoryHitThresholds.add(other.memoryHitThresholds)
     }
 
     /// The summary's percentile fields from these. Placeholder time and ready latency only where

@@ -26,6 +26,8 @@ public struct HistogramsJSON: ReportWriter {
         /// The corpus format and decode time per megapixel; absent in files of imgbench 0.2 and earlier.
         public var format: String?
         public var decodePerMegapixel: LatencyHistogram?
+        /// The memory cache's hit thresholds (kB: `CacheSizeCurve`); absent in files of imgbench 0.2 and earlier.
+        public var memoryHitThresholds: LatencyHistogram?
 
         /// The run's distributions as written (empty where an older file has none).
         public var distributions: RunDistributions {
@@ -36,6 +38,7 @@ public struct HistogramsJSON: ReportWriter {
             distributions.ready = ready ?? LatencyHistogram()
             distributions.request = request ?? LatencyHistogram()
             distributions.decodePerMegapixel = decodePerMegapixel ?? LatencyHistogram()
+            distributions.memoryHitThresholds = memoryHitThresholds ?? LatencyHistogram()
             return distributions
         }
     }
@@ -45,7 +48,7 @@ public struct HistogramsJSON: ReportWriter {
             Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
                 latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
                 seconds: result.timeline.intervals, request: result.distributions.request, format: result.summary.format,
-                decodePerMegapixel: result.distributions.decodePerMegapixel)
+                decodePerMegapixel: result.distributions.decodePerMegapixel, memoryHitThresholds: result.distributions.memoryHitThresholds)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -41,6 +41,8 @@ public struct MarkdownReport: ReportWriter {
 
         \(FormatTable(results).markdown)\(findings(results))\(ComparisonTable(results).markdown)
 
+        \(CacheSizeReport(results).markdown)\
+
         Latency is display latency: from the frame a row became visible to the frame its image was displayed \
         (memory hits count as 0 ms; rows that left first are "never shown" and not in the percentiles).
 

@@ -16,7 +16,7 @@ extension ReportWriter {
 /// Every file a results directory holds, in the order they are written.
 public enum Reports {
     public static let all: [any ReportWriter] = [SummaryCSV(), SummaryAggregateCSV(), ClientsCSV(), RequestsCSV(), TimeseriesCSV(),
-                                                 SummaryJSON(), HistogramsJSON(), MarkdownReport(), HTMLReport()]
+                                                 SummaryJSON(), HistogramsJSON(), CacheCurveCSV(), MarkdownReport(), HTMLReport()]
 
     /// The reports people read, which `imgbench report` writes again from the data files.
     public static let humanFacing: [any ReportWriter] = [MarkdownReport(), HTMLReport()]

@@ -73,6 +73,13 @@ struct RunTally {
         crowd.all.decodePerMegapixel.record(nanoseconds: perMegapixel)
     }
 
+    /// The memory cache's hit thresholds at the run's end (the crowd's, in a crowd).
+    mutating func recordMemoryHitThresholds(_ bytes: [Int]) {
+        if let crowd { CacheSizeCurve.record(bytes, into: &crowd.all.memoryHitThresholds) } else {
+            CacheSizeCurve.record(bytes, into: &distributions.memoryHitThresholds)
+        }
+    }
+
     /// A crowd user's own distributions for its summary: its records' times at three digits.
     private func ownDistributions(_ requests: [RequestRecord]) -> RunDistributions {
         guard crowd != nil else { return distributions }

@@ -12,7 +12,7 @@ extension ScrollRun {
             request.client = client
             requests.append(request)
         }
-        if let cached = memoryCache.image(for: image.cacheKey) {
+        if let cached = memoryCache.image(for: image.cacheKey, counted: true) {
             record(.memory)
             display(id, frame: frame, size: cached.size)
         } else if let loadID = registry.loadID(forKey: image.cacheKey) {

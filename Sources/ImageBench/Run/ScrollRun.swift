@@ -44,7 +44,7 @@ public final class ScrollRun {
         let transport = transport ?? settings.transport.make(limits: settings.fetchLimits, client: client,
                                                              keepsBodies: settings.decodes)
         self.transport = transport
-        memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes)
+        memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes, logsAccesses: true)
         // `--inject` slows the decoder and the filter by wrapping them; nothing else knows.
         let pipeline = ImagePipeline(decoder: settings.injection.slowing(decoder: ImageDecoder()),
                                      processor: settings.injection.slowing(processor: settings.filter),
@@ -194,6 +194,7 @@ public final class ScrollRun {
         for id in requests.indices {
             requests[id].placeholder = tally.placeholder(of: requests[id], endFrame: frame, frameNanoseconds: frameNanoseconds)
         }
+        tally.recordMemoryHitThresholds(memoryCache.hitThresholds())
         var summary = tally.summarize(requests, of: self, duration: end - loop.start, usage: (usageAtEnd ?? ResourceUsage.now()) - loop.usageBefore)
         summary.partial = loop.partial
         var result = RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)

@@ -49,6 +49,7 @@ public struct HTMLReport: ReportWriter {
             + "the loop late for are counted apart (a run late on more than 5% of them is not ranked).</p>\n<div class=\"row\">\n"
         body += frameCharts(context) + "</div>\n"
         body += "<h2>Where requests were served from</h2>\n" + sourcesChart(context)
+        body += cacheSizeChart(context)
         let load = loadCharts(context)
         if !load.isEmpty {
             body += "<h2>Load over time</h2>\n<p>The server's side, second by second from each cell's first run "

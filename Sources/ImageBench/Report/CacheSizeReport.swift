@@ -1,0 +1,90 @@
+import Foundation
+
+/// What the memory cache's size did and what another size would do (`CacheSizeCurve`): a line
+/// for the terminal and the findings, a table per cell for report.md, and cache-curve.csv.
+public struct CacheSizeReport: Sendable {
+    public let cells: [(name: String, runs: [RunResult], curve: CacheSizeCurve)]
+    /// Every cell's requests together.
+    public let pooled: CacheSizeCurve
+    public let configuredBytes: Int
+
+    public init(_ results: BenchmarkResults) {
+        cells = RunResult.byCell(results.results).map { ($0[0].cell.name, $0, CacheSizeCurve($0)) }
+        pooled = CacheSizeCurve(results.results)
+        configuredBytes = results.plan.settings.memoryCacheBytes
+    }
+
+    var configuredMegabytes: Int { configuredBytes / 1_000_000 }
+
+    /// The measured memory hit rate of runs: their hits over their requests.
+    static func measured(_ runs: [RunResult]) -> Double {
+        let requests = runs.reduce(0) { $0 + $1.summary.requests }
+        return requests > 0 ? Double(runs.reduce(0) { $0 + $1.summary.memoryHits }) / Double(requests) : 0
+    }
+
+    /// One sentence over every cell's requests; nil when no request was made.
+    public var sentence: String? {
+        guard pooled.requests > 0 else { return nil }
+        let all = cells.flatMap(\.runs)
+        let lead = "Memory cache: \(configuredMegabytes) MB answered \(Format.percent(Self.measured(all))) of \(pooled.requests) requests"
+        guard !pooled.isEmpty else {
+            return lead + "; no request asked again for an image already loaded, so no size would answer more (the trace does not come back to rows)."
+        }
+        let smallest = pooled.smallestMegabytes()
+        let verdict = smallest < configuredMegabytes
+            ? "\(smallest) MB is the smallest within 1 point of that: the rest holds images not asked for again"
+            : smallest == configuredMegabytes ? "\(smallest) MB, today's size, is the smallest within 1 point of that"
+            : "it takes \(smallest) MB to come within 1 point of that"
+        return lead + " (the curve from its lookups: \(Format.percent(pooled.hitRate(atBytes: configuredBytes)))). "
+            + "No size answers more than \(Format.percent(pooled.bestHitRate)); \(verdict)."
+    }
+
+    public var text: String { sentence.map { $0 + "\n\n" } ?? "" }
+
+    /// A table per cell: measured and predicted hit rate at today's size, the best, and the
+    /// smallest size within 1 point of it.
+    public var markdown: String {
+        guard pooled.requests > 0, let sentence else { return "" }
+        var lines = ["## Memory cache size", "", sentence, "",
+                     "| cell | requests | hit rate at \(configuredMegabytes) MB | curve at \(configuredMegabytes) MB | best (any size) | smallest within 1 point |",
+                     "|---|---:|---:|---:|---:|---:|"]
+        for cell in cells {
+            let curve = cell.curve
+            lines.append("| \(cell.name) | \(curve.requests) | \(Format.percent(Self.measured(cell.runs))) | "
+                         + "\(Format.percent(curve.hitRate(atBytes: configuredBytes))) | \(Format.percent(curve.bestHitRate)) | "
+                         + (curve.isEmpty ? "–" : "\(curve.smallestMegabytes()) MB") + " |")
+        }
+        return lines.joined(separator: "\n") + "\n\nThe curve: for each request, the smallest LRU cache that still held its image "
+            + "(the cost of the images used since it was last used: Mattson's stack algorithm), from the run's own lookups; "
+            + "cache-curve.csv has it at every size, report.html draws it.\n\n"
+    }
+
+    /// The sizes a curve is listed and drawn at: 0 to a little past both today's size and the
+    /// largest useful one.
+    var largestBytes: Int { max(configuredBytes, pooled.largestUsefulBytes, 1_000_000) * 11 / 10 }
+}
+
+/// `cache-curve.csv`: each cell's predicted memory hit rate at about 200 cache sizes, at a round
+/// step from 0 to a little past today's size and the largest useful one, and at today's size
+/// (`configured` 1).
+public struct CacheCurveCSV: ReportWriter {
+    public let fileName = "cache-curve.csv"
+
+    public init() {}
+
+    public func render(_ results: BenchmarkResults) throws -> String {
+        let report = CacheSizeReport(results)
+        var table = CSVTable(header: ["strategy", "concurrency", "format", "cache_mb", "memory_hit_rate", "configured"])
+        for cell in report.cells {
+            let first = cell.runs[0]
+            var sizes = cell.curve.points(upTo: report.largestBytes).map(\.bytes)
+            sizes.append(report.configuredBytes)
+            for bytes in Set(sizes).sorted() {
+                table.append([first.cell.strategy.rawValue, String(first.cell.concurrency), first.summary.format,
+                              String(format: "%.3f", Double(bytes) / 1e6), String(format: "%.4f", cell.curve.hitRate(atBytes: bytes)),
+                              bytes == report.configuredBytes ? "1" : "0"])
+            }
+        }
+        return table.rendered
+    }
+}
