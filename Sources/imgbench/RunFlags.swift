@@ -72,6 +72,12 @@ struct StrategyFlags: ParsableArguments {
     @Option(parsing: .unconditional, help: "Rows ahead of the viewport to load at low priority \(FlagRanges.help(FlagRanges.prefetch)).")
     var prefetch = defaults.prefetch
 
+    @Option(name: .customLong("decode-concurrency"), parsing: .unconditional, help: "Decode on a queue of its own with this many threads \(FlagRanges.help(FlagRanges.stageConcurrency)): a load gives its slot back once its bytes are in (default: decode inside the load's slot).")
+    var decodeConcurrency: Int?
+
+    @Option(name: .customLong("filter-concurrency"), parsing: .unconditional, help: "Filter on a queue of its own with this many threads \(FlagRanges.help(FlagRanges.stageConcurrency)) (default: where the decode ran).")
+    var filterConcurrency: Int?
+
     @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB (10^6 bytes) of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
     var memoryCacheMB = defaults.memoryCacheMB
 
@@ -96,6 +102,8 @@ struct StrategyFlags: ParsableArguments {
         options.cancel = cancel
         options.coalesce = coalesce
         options.prefetch = prefetch
+        options.decodeConcurrency = decodeConcurrency
+        options.filterConcurrency = filterConcurrency
         options.memoryCacheMB = memoryCacheMB
         options.diskCache = diskCache
         options.diskCacheMB = diskCacheMB

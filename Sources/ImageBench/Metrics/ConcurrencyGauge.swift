@@ -8,6 +8,9 @@ public final class ConcurrencyGauge: Sendable {
         var area: Double = 0  // load-nanoseconds
         var lastChange: UInt64
         let start: UInt64
+        /// The first enter and the last time the count fell to zero: the span a stage was in use.
+        var firstEnter: UInt64?
+        var lastIdle: UInt64?
     }
 
     private let state: Locked<State>
@@ -31,6 +34,19 @@ public final class ConcurrencyGauge: Sendable {
         }
     }
 
+    /// The time-weighted mean over the span the gauge was in use, from its first enter to the
+    /// last time it fell idle (or `end`, if busy then): what a stage achieved while it had work,
+    /// not diluted by the time before its first load or after its last. 0 if never entered.
+    public func activeMean(until end: UInt64 = MonotonicClock.now()) -> Double {
+        state.withLockedValue { s in
+            guard let first = s.firstEnter else { return 0 }
+            let last = s.current > 0 ? end : (s.lastIdle ?? end)
+            let area = s.area + Double(s.current) * Double(last - min(last, s.lastChange))
+            let span = Double(last - min(last, first))
+            return span > 0 ? area / span : 0
+        }
+    }
+
     private func change(by delta: Int) {
         let now = MonotonicClock.now()
         state.withLockedValue { s in
@@ -38,6 +54,8 @@ public final class ConcurrencyGauge: Sendable {
             s.lastChange = now
             s.current += delta
             s.peak = max(s.peak, s.current)
+            if s.firstEnter == nil && delta > 0 { s.firstEnter = now }
+            if s.current == 0 { s.lastIdle = now }
         }
     }
 }

@@ -93,6 +93,15 @@ extension Metric {
     /// Decode time per megapixel of the file (the size decode cost follows), over the images decoded.
     public static let decodeMsPerMpP50 = distribution("decode_ms_per_mp_p50", \.decodeMsPerMpP50, since03: true)
     public static let decodeMsPerMpP95 = distribution("decode_ms_per_mp_p95", \.decodeMsPerMpP95, since03: true)
+    /// Each stage's loads at once (`PipelineStages`), time-weighted over the span the stage was
+    /// in use: transfers in flight, decodes and filters running, whichever queue they ran on.
+    public static let networkConcurrencyMean = Metric("network_concurrency_mean", "loads", .higherIsBetter, .sum,
+                                                      .real(\.networkConcurrencyMean), since03: true)
+    public static let networkConcurrencyPeak = Metric("network_concurrency_peak", "loads", nil, .sum, .integer(\.networkConcurrencyPeak), since03: true)
+    public static let decodeConcurrencyMean = Metric("decode_concurrency_mean", "loads", nil, .sum, .real(\.decodeConcurrencyMean), since03: true)
+    public static let decodeConcurrencyPeak = Metric("decode_concurrency_peak", "loads", nil, .sum, .integer(\.decodeConcurrencyPeak), since03: true)
+    public static let filterConcurrencyMean = Metric("filter_concurrency_mean", "loads", nil, .sum, .real(\.filterConcurrencyMean), since03: true)
+    public static let filterConcurrencyPeak = Metric("filter_concurrency_peak", "loads", nil, .sum, .integer(\.filterConcurrencyPeak), since03: true)
 
     private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
                                      since03: Bool = false) -> Metric {
@@ -114,6 +123,8 @@ extension Metric {
         imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial, imagesLoaded,
         requestsPerS, errorRate, ttfbP50, ttfbP90, ttfbP95, ttfbP99, ttfbMax,
         requestP50, requestP90, requestP95, requestP99, requestMax, format, decodeMsPerMpP50, decodeMsPerMpP95,
+        networkConcurrencyMean, networkConcurrencyPeak, decodeConcurrencyMean, decodeConcurrencyPeak,
+        filterConcurrencyMean, filterConcurrencyPeak,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

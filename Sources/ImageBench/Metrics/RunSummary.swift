@@ -99,6 +99,12 @@ public struct RunSummary: Sendable, Equatable {
     /// Decode time per megapixel of the file, p50 and p95, over the images decoded.
     public var decodeMsPerMpP50 = 0.0
     public var decodeMsPerMpP95 = 0.0
+    public var networkConcurrencyMean = 0.0
+    public var networkConcurrencyPeak = 0
+    public var decodeConcurrencyMean = 0.0
+    public var decodeConcurrencyPeak = 0
+    public var filterConcurrencyMean = 0.0
+    public var filterConcurrencyPeak = 0
     public var requestP90Ms = 0.0
     public var requestP95Ms = 0.0
     public var requestP99Ms = 0.0

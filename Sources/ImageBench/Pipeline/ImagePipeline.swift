@@ -16,15 +16,18 @@ public struct ImagePipeline: Sendable {
     /// `--no-decode`: fetch and discard the bytes; the cache keeps a stand-in charged at the cell
     /// image's size, so hits and evictions (and so the requests a server sees) match a real client.
     public let decodes: Bool
+    /// Where decode and filter run (`--decode-concurrency`, `--filter-concurrency`) and the
+    /// stages' gauges.
+    public let stages: PipelineStages
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
     /// One pixel every `--no-decode` stand-in shares (no buffer per cached image).
-    private static let standInPixels: [UInt8] = [0, 0, 0, 0]
+    static let standInPixels: [UInt8] = [0, 0, 0, 0]
 
     public init(decoder: any ImageDecoding = ImageDecoder(), processor: any ImageProcessing,
                 memoryCache: any ImageCaching, diskCache: DiskCache? = nil,
                 targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits(),
-                retry: RetryPolicy = RetryPolicy(), decodes: Bool = true) {
+                retry: RetryPolicy = RetryPolicy(), decodes: Bool = true, stages: PipelineStages = PipelineStages()) {
         self.decoder = decoder
         self.processor = processor
         self.memoryCache = memoryCache
@@ -33,6 +36,7 @@ public struct ImagePipeline: Sendable {
         self.decodeLimits = decodeLimits
         self.retry = retry
         self.decodes = decodes
+        self.stages = stages
     }
 
     /// A finished load, and the bytes to store on disk once the result is on its way.
@@ -41,12 +45,23 @@ public struct ImagePipeline: Sendable {
         public let bytesToStore: [UInt8]?
     }
 
-    /// Runs one load on the calling thread. Returns nil if the load was cancelled before it
-    /// started (nothing was done, and the main loop already knows).
+    /// Where a load is after a stage: finished, or waiting for a stage queue (`PipelineStages`).
+    public enum Step: Sendable {
+        case finished(Output)
+        case next(PendingStage)
+
+        public var output: Output? {
+            if case .finished(let output) = self { output } else { nil }
+        }
+    }
+
+    /// Runs one load on the calling thread, up to its first stage queue if there is one. Returns
+    /// nil if the load was cancelled before it started (nothing was done, and the main loop
+    /// already knows).
     public func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                     transport: any Transport, gauge: ConcurrencyGauge? = nil) -> Output? {
+                     transport: any Transport, gauge: ConcurrencyGauge? = nil) -> Step? {
         let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
-        guard case .fetch(var fetch) = begun else { return begun.output }
+        guard case .fetch(var fetch) = begun else { return begun.step }
         while true {
             let fetched = Result { () throws(FetchError) -> FetchResult in
                 try transport.fetch(request.url, expectedBytes: request.expectedBytes, attempt: fetch.attempts.number,
@@ -59,9 +74,9 @@ public struct ImagePipeline: Sendable {
     /// The same load from a task: the fetch suspends where the transport allows; decoding and
     /// filtering run on the task's thread.
     public func loadAsync(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                          transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> Output? {
+                          transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> Step? {
         let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
-        guard case .fetch(var fetch) = begun else { return begun.output }
+        guard case .fetch(var fetch) = begun else { return begun.step }
         while true {
             let fetched: Result<FetchResult, FetchError>
             do {
@@ -83,7 +98,7 @@ public struct ImagePipeline: Sendable {
     /// the main loop).
     public func loadEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                             transport: any Transport, gauge: ConcurrencyGauge? = nil,
-                            completion: @escaping @Sendable (Output?) -> Void) {
+                            completion: @escaping @Sendable (Step?) -> Void) {
         guard let network = transport as? CurlMultiTransport else {
             // No callbacks to wait on (a test's transport; plans refuse events without multi):
             // block a Dispatch thread instead, as a GCD design does.
@@ -100,14 +115,14 @@ public struct ImagePipeline: Sendable {
 
     private func beginEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                               network: CurlMultiTransport, gauge: ConcurrencyGauge?,
-                              completion: @escaping @Sendable (Output?) -> Void) {
+                              completion: @escaping @Sendable (Step?) -> Void) {
         let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
-        guard case .fetch(let fetch) = begun else { return completion(begun.output) }
+        guard case .fetch(let fetch) = begun else { return completion(begun.step) }
         fetchEvented(fetch, network: network, completion: completion)
     }
 
     private func fetchEvented(_ fetch: NetworkFetch, network: CurlMultiTransport,
-                              completion: @escaping @Sendable (Output?) -> Void) {
+                              completion: @escaping @Sendable (Step?) -> Void) {
         network.start(fetch.request.url, expectedBytes: fetch.request.expectedBytes, attempt: fetch.attempts.number,
                       token: fetch.token) { fetched in
             var fetch = fetch
@@ -129,11 +144,11 @@ public struct ImagePipeline: Sendable {
     /// How `begin` left a load: done without the network, or due to fetch.
     private enum Begun {
         /// Cancelled before it began (nil), or served from the disk cache.
-        case done(Output?)
+        case done(Step?)
         case fetch(NetworkFetch)
 
-        var output: Output? {
-            if case .done(let output) = self { output } else { nil }
+        var step: Step? {
+            if case .done(let step) = self { step } else { nil }
         }
     }
 
@@ -155,18 +170,21 @@ public struct ImagePipeline: Sendable {
         guard token.begin() else { return .done(nil) }
         gauge?.enter()
         let started = MonotonicClock.now()
-        if let output = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) {
+        if let step = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) {
             gauge?.leave()
-            return .done(output)
+            return .done(step)
         }
+        stages.network.enter()
         let fetchStarted = MonotonicClock.now()
         return .fetch(NetworkFetch(request: request, id: id, token: token, gauge: gauge,
-                                   stages: stages(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
+                                   stages: stageTimes(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
                                    fetchStarted: fetchStarted, attempts: FetchAttempts(policy: retry, token: token)))
     }
 
-    /// The end `load` and `loadAsync` share: the fetched bytes through the rest of the pipeline.
-    private func end(_ fetch: NetworkFetch, with fetched: Result<FetchResult, FetchError>) -> Output {
+    /// The end `load` and `loadAsync` share: the fetched bytes through the rest of the pipeline
+    /// (or to the decode queue, whereupon the load's slot is free).
+    private func end(_ fetch: NetworkFetch, with fetched: Result<FetchResult, FetchError>) -> Step {
+        stages.network.leave()
         defer { fetch.gauge?.leave() }
         return process(fetched, source: .network, request: fetch.request, id: fetch.id, token: fetch.token,
                        stages: fetch.stages, fetchStarted: fetch.fetchStarted, attempts: fetch.attempts.number,
@@ -180,88 +198,22 @@ public struct ImagePipeline: Sendable {
         let token = LoadToken()
         _ = token.begin()
         return fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: MonotonicClock.now(),
-                        fullSize: true)?.completion
+                        fullSize: true)?.output?.completion
     }
 
+    /// A disk hit's bytes through the rest of the pipeline; the naive path (`fullSize`) runs all
+    /// of it here, on the main loop.
     private func fromDisk(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                          started: UInt64, fullSize: Bool = false) -> Output? {
+                          started: UInt64, fullSize: Bool = false) -> Step? {
         guard let diskCache, let bytes = diskCache.data(for: request.cacheKey.text) else { return nil }
         let read = MonotonicClock.now()
         return process(.success(FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)), source: .disk,
                        request: request, id: id, token: token,
-                       stages: stages(submittedAt: submittedAt, started: started, fetchStarted: read), fetchStarted: read,
+                       stages: stageTimes(submittedAt: submittedAt, started: started, fetchStarted: read), fetchStarted: read,
                        fullSize: fullSize)
     }
 
-    private func stages(submittedAt: UInt64, started: UInt64, fetchStarted: UInt64) -> StageTimes {
+    private func stageTimes(submittedAt: UInt64, started: UInt64, fetchStarted: UInt64) -> StageTimes {
         StageTimes(queueWait: started - min(started, submittedAt), diskRead: fetchStarted - min(fetchStarted, started))
-    }
-
-    /// Everything after the bytes arrived: decode, downsample, filter, cache, with the stage times.
-    private func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, request: LoadRequest,
-                         id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64,
-                         attempts: Int = 1, earlierBytes: Int = 0, fullSize: Bool = false) -> Output {
-        var stages = initial
-        var decodeWarnings = 0
-        var bodySize: Int?
-        func finish(_ outcome: LoadOutcome, bytes: Int, pixels: Int = 0, store: [UInt8]? = nil) -> Output {
-            token.finish()
-            let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
-                                            bytesReceived: source == .network ? earlierBytes + bytes : 0, sourcePixels: pixels,
-                                            finishedAt: MonotonicClock.now(), attempts: attempts,
-                                            decodeWarnings: decodeWarnings, bodySize: bodySize)
-            return Output(completion: completion, bytesToStore: store)
-        }
-        // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
-        let fetchEnd = MonotonicClock.now()
-        let fetchTime = fetchEnd - min(fetchEnd, fetchStarted)
-        let result: FetchResult
-        switch fetched {
-        case .failure(let error):
-            // The last attempt's true time to first byte where a response began; else all of it.
-            stages.timeToFirstByte = error.partial.timeToFirstByte.map { min($0, fetchTime) } ?? fetchTime
-            stages.transfer = fetchTime - stages.timeToFirstByte
-            if case .cancelled(let received, let announced) = error {
-                bodySize = announced
-                return finish(.cancelled, bytes: received)
-            }
-            return finish(.failed(.fetch(error)), bytes: error.partial.bytes)
-        case .success(let success):
-            result = success
-        }
-        bodySize = result.size
-        stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
-        stages.transfer = fetchTime - stages.timeToFirstByte
-        let bytes = result.size
-        guard !token.isCancelled else { return finish(.cancelled, bytes: bytes) }
-        if !decodes {
-            var standIn = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: Self.standInPixels)
-            standIn.standInCost = targetSize.pixelCount * 4
-            memoryCache.insert(standIn, for: request.cacheKey)
-            return finish(.image(standIn), bytes: bytes)
-        }
-
-        var image: DecodedImage
-        do {
-            let decoded = try decoder.decode(result.bytes, targetSize: fullSize ? nil : targetSize, limits: decodeLimits)
-            decodeWarnings = decoded.warnings
-            // The naive path filters the full-size bitmap and scales afterwards, as the tutorials'
-            // beautify step does; the pipeline scales first.
-            image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)
-        } catch {
-            stages.decode = MonotonicClock.now() - fetchEnd
-            return finish(.failed(.decode(error)), bytes: bytes)
-        }
-        let decoded = MonotonicClock.now()
-        stages.decode = decoded - fetchEnd
-        guard !token.isCancelled else { return finish(.cancelled, bytes: bytes, pixels: image.sourceSize.pixelCount) }
-
-        processor.apply(to: &image)
-        if fullSize { image = Downsampler.aspectFill(image, to: targetSize) }
-        memoryCache.insert(image, for: request.cacheKey)
-        stages.filter = MonotonicClock.now() - decoded
-        // Only bytes that decoded are worth keeping on disk.
-        let store = source == .network && diskCache != nil ? result.bytes : nil
-        return finish(.image(image), bytes: bytes, pixels: image.sourceSize.pixelCount, store: store)
     }
 }

@@ -31,7 +31,8 @@ public struct CacheSizeReport: Sendable {
             return lead + "; no request asked again for an image already loaded, so no size would answer more (the trace does not come back to rows)."
         }
         let smallest = pooled.smallestMegabytes()
-        let verdict = smallest < configuredMegabytes
+        let verdict = smallest == 0 ? "a cache of any size answers almost nothing here (this trace seldom comes back to an image)"
+            : smallest < configuredMegabytes
             ? "\(smallest) MB is the smallest within 1 point of that: the rest holds images not asked for again"
             : smallest == configuredMegabytes ? "\(smallest) MB, today's size, is the smallest within 1 point of that"
             : "it takes \(smallest) MB to come within 1 point of that"

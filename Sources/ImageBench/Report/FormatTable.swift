@@ -56,30 +56,9 @@ public struct FormatTable: Sendable {
         + "segments (as the verdict's), the percentiles' by order statistics (they assume independent samples, which display "
         + "latencies within a run are not: read those as the least uncertainty)."
 
-    public var text: String {
-        guard !rows.isEmpty else { return "" }
-        let widths = Self.header.indices.map { column in rows.reduce(Self.header[column].count) { max($0, $1[column].count) } }
-        func line(_ fields: [String]) -> String {
-            fields.enumerated().map { column, field in
-                column < 2 ? field.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                           : String(repeating: " ", count: widths[column] - field.count) + field
-            }.joined(separator: "  ")
-        }
-        return "Formats\n" + ([line(Self.header)] + rows.map(line)).joined(separator: "\n") + "\n" + Self.legend + "\n\n"
-    }
-
+    var table: TextTable { TextTable(title: "Formats", header: Self.header, rows: rows, legend: Self.legend, textColumns: 2) }
+    public var text: String { table.text }
     /// For report.html: the same table, headed and with its legend.
-    var html: String {
-        guard !rows.isEmpty else { return "" }
-        return "<h2>Formats</h2>\n<table class=\"numbers\">\n<tr>" + Self.header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
-            + rows.map { "<tr>" + $0.map { "<td>\(escape($0))</td>" }.joined() + "</tr>" }.joined(separator: "\n")
-            + "\n</table>\n<p>\(escape(Self.legend))</p>\n"
-    }
-
-    public var markdown: String {
-        guard !rows.isEmpty else { return "" }
-        let align = Self.header.indices.map { $0 < 2 ? ":---" : "---:" }
-        return "## Formats\n\n" + ([Self.header, align] + rows).map { "| " + $0.joined(separator: " | ") + " |" }.joined(separator: "\n")
-            + "\n\n" + Self.legend + "\n\n"
-    }
+    var html: String { table.html }
+    public var markdown: String { table.markdown }
 }

@@ -93,6 +93,8 @@ extension BenchmarkPlan {
         try R.check(warmups, in: R.warmup, "--warmup")
         try R.check(warmupSeconds, in: R.warmupSeconds, "--warmup-seconds")
         try R.check(s.prefetch, in: R.prefetch, "--prefetch")
+        if let limit = s.decodeConcurrency { try R.check(limit, in: R.stageConcurrency, "--decode-concurrency") }
+        if let limit = s.filterConcurrency { try R.check(limit, in: R.stageConcurrency, "--filter-concurrency") }
         try R.check(s.memoryCacheBytes / 1_000_000, in: R.memoryCacheMB, "--memory-cache-mb")
         try R.check(s.diskCacheBytes / 1_000_000, in: R.diskCacheMB, "--disk-cache-mb")
         try check(s.diskCacheDirectory?.isEmpty != true, "--disk-cache needs a directory")

@@ -10,6 +10,7 @@ public enum FlagRanges {
     public static let memoryCacheMB = 0...65_536
     public static let diskCacheMB = 1...1_048_576
     public static let prefetch = 0...1_000
+    public static let stageConcurrency = 1...64
     public static let repeats = 1...1_000
     public static let warmup = 0...100
     public static let warmupSeconds = 0.0...60

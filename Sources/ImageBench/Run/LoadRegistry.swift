@@ -19,7 +19,8 @@ final class LoadRegistry {
     }
 
     /// Makes the job's work: the pipeline's load of one image, delivered to the run's inbox.
-    typealias WorkFactory = (_ request: LoadRequest, _ id: Int, _ token: LoadToken, _ submittedAt: UInt64) -> any LoadWork
+    typealias WorkFactory = (_ request: LoadRequest, _ id: Int, _ token: LoadToken, _ submittedAt: UInt64,
+                            _ priority: LoadPriority) -> any LoadWork
 
     let scheduler: any LoadScheduling
     private let makeWork: WorkFactory
@@ -55,8 +56,8 @@ final class LoadRegistry {
         nextLoadID += 1
         let token = LoadToken()
         let request = LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes)
-        let job = LoadJob(id: loadID, token: token, priority: prefetchRow == nil ? .visible : .prefetch,
-                          work: makeWork(request, loadID, token, submittedAt))
+        let priority: LoadPriority = prefetchRow == nil ? .visible : .prefetch
+        let job = LoadJob(id: loadID, token: token, priority: priority, work: makeWork(request, loadID, token, submittedAt, priority))
         loads[loadID] = ActiveLoad(job: job, key: image.cacheKey, imageID: imageID, origin: origin,
                                    prefetchRow: prefetchRow, waiting: origin.map { [$0] } ?? [])
         if let origin { loadForRequest[origin] = loadID }

@@ -11,6 +11,8 @@ struct PipelineLoad: LoadWork {
     let submittedAt: UInt64
     let gauge: ConcurrencyGauge
     let inbox: DeliveryInbox
+    /// Its stages' place in their queues (`PipelineStages`): visible rows' before prefetches'.
+    let priority: LoadPriority
 
     func run() {
         deliver(pipeline.load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
@@ -28,8 +30,14 @@ struct PipelineLoad: LoadWork {
         }
     }
 
-    private func deliver(_ output: ImagePipeline.Output?) {
-        guard let output else { return }
+    /// A finished load to the main loop; a load waiting for a stage queue to that queue.
+    private func deliver(_ step: ImagePipeline.Step?) {
+        switch step {
+        case nil: return
+        case .next(let stage): return pipeline.stages.submit(stage, priority: priority) { deliver($0) }
+        case .finished: break
+        }
+        guard let output = step?.output else { return }
         inbox.post(output.completion)
         if let bytes = output.bytesToStore { pipeline.diskCache?.store(bytes, for: request.cacheKey.text) }
     }

@@ -37,6 +37,11 @@ public struct RunSettings: Sendable, Equatable, Codable {
     /// Rows ahead of the viewport (in the scroll direction) to load at low priority.
     public var prefetch = 0
     public var transport = TransportKind.blocking
+    /// Decodes' own queue and its limit (`--decode-concurrency`); nil: decode inside the load's
+    /// slot, one queue for the whole load, as the seeds do.
+    public var decodeConcurrency: Int?
+    /// The filter's own queue and its limit (`--filter-concurrency`); nil: where decode ran.
+    public var filterConcurrency: Int?
     public var fetchLimits = FetchLimits()
     public var decodeLimits = DecodeLimits()
     /// A testing aid: slow a stage down on purpose (`--inject`).

@@ -253,6 +253,10 @@ struct RunTally {
         summary.droppedFrames = droppedFrames
         summary.achievedConcurrencyMean = run.gauge.mean()
         summary.achievedConcurrencyPeak = run.gauge.peak
+        let stages = run.pipeline.stages
+        (summary.networkConcurrencyMean, summary.networkConcurrencyPeak) = (stages.network.activeMean(), stages.network.peak)
+        (summary.decodeConcurrencyMean, summary.decodeConcurrencyPeak) = (stages.decoding.activeMean(), stages.decoding.peak)
+        (summary.filterConcurrencyMean, summary.filterConcurrencyPeak) = (stages.filtering.activeMean(), stages.filtering.peak)
         summary.imagesDecoded = imagesDecoded
         summary.imagesLoaded = imagesLoaded
         summary.cpuUserS = usage.userSeconds

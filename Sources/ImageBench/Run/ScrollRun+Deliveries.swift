@@ -59,6 +59,9 @@ extension ScrollRun {
     /// the workers, and count the bytes that still arrived.
     func finishOutstandingLoads() {
         registry.cancelAllAndWait()
+        // Loads the strategy finished may still be in a stage queue (cancelled: they report so).
+        pipeline.stages.waitUntilIdle()
+        pipeline.stages.shutdown()
         transport.shutdown()
         for completion in inbox.takeAll() {
             tally.account(completion)

@@ -49,13 +49,15 @@ public final class ScrollRun {
         let pipeline = ImagePipeline(decoder: settings.injection.slowing(decoder: ImageDecoder()),
                                      processor: settings.injection.slowing(processor: settings.filter),
                                      memoryCache: memoryCache, diskCache: diskCache,
-                                     decodeLimits: settings.decodeLimits, retry: settings.retry, decodes: settings.decodes)
+                                     decodeLimits: settings.decodeLimits, retry: settings.retry, decodes: settings.decodes,
+                                     stages: PipelineStages(decodeConcurrency: settings.decodeConcurrency,
+                                                            filterConcurrency: settings.filterConcurrency))
         self.pipeline = pipeline
         let (gauge, inbox) = (self.gauge, self.inbox)
         registry = LoadRegistry(scheduler: cell.strategy.makeScheduler(concurrency: cell.concurrency),
-                                coalesce: settings.coalesce) { request, id, token, submittedAt in
+                                coalesce: settings.coalesce) { request, id, token, submittedAt, priority in
             PipelineLoad(pipeline: pipeline, transport: transport, request: request, id: id, token: token,
-                         submittedAt: submittedAt, gauge: gauge, inbox: inbox)
+                         submittedAt: submittedAt, gauge: gauge, inbox: inbox, priority: priority)
         }
     }
 

@@ -22,13 +22,14 @@ public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
     private var running = 0
     private var stopping = false
 
-    public init(threads: Int) {
+    /// `name`: the threads' names are imgbench.<name>.<index> (a stage queue's: decode, filter).
+    public init(threads: Int, name: String = "worker") {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(workArrived, nil)
         pthread_cond_init(becameIdle, nil)
         for index in 0..<threads {
             let thread = Thread { [self] in work() }
-            thread.name = "imgbench.worker.\(index)"
+            thread.name = "imgbench.\(name).\(index)"
             thread.start()
         }
     }

@@ -21,6 +21,8 @@ struct PlanTests {
         options.coalesce = false
         options.memoryCacheMB = 32
         options.prefetch = 2
+        options.decodeConcurrency = 2
+        options.filterConcurrency = 1
         options.timeoutSeconds = 2.5
         options.stallTimeoutSeconds = 2
         options.retries = 1
@@ -56,6 +58,8 @@ struct PlanTests {
         #expect(reason { $0.concurrency = "5,0" } == "--concurrency must be between 1 and 1000 (got 0)")
         #expect(reason { $0.concurrency = "5,x" } == "--concurrency: 'x' is not a whole number")
         #expect(reason { $0.warmupSeconds = 61 } == "--warmup-seconds must be between 0 and 60 (got 61)")
+        #expect(reason { $0.decodeConcurrency = 0 } == "--decode-concurrency must be between 1 and 64 (got 0)")
+        #expect(reason { $0.filterConcurrency = 65 } == "--filter-concurrency must be between 1 and 64 (got 65)")
         #expect(reason { $0.warmupSeconds = -1 } == "--warmup-seconds must be between 0 and 60 (got -1)")
         #expect(reason { $0.warmupSeconds = .nan }.hasPrefix("--warmup-seconds must be between 0 and 60"))
         #expect(reason { $0.strategies = "events" }.hasPrefix("--strategies events needs --transport multi"))

@@ -128,7 +128,7 @@ struct ServerFaultTests {
                 let pipeline = ImagePipeline(processor: ImageFilter.none, memoryCache: MemoryCache(costLimit: 1 << 24))
                 let completion = try #require(pipeline.load(LoadRequest(url: url, expectedBytes: nil), id: 0, token: LoadToken(),
                                                             submittedAt: MonotonicClock.now(),
-                                                            transport: BlockingTransport(limits: limits))?.completion)
+                                                            transport: BlockingTransport(limits: limits))?.output?.completion)
                 #expect(completion.bytesReceived == image.bytes.count / 2, "\(kind)")
                 #expect(completion.stages.timeToFirstByte < 900_000_000, "\(kind): \(completion.stages)")
                 if kind == .stall { #expect(completion.stages.transfer >= 900_000_000, "\(completion.stages)") }
@@ -157,7 +157,7 @@ struct ServerFaultTests {
                                              retry: RetryPolicy(retries: retries, backoffMilliseconds: 1))
                 let token = LoadToken()
                 return pipeline.load(LoadRequest(url: url, expectedBytes: nil), id: 0, token: token,
-                                     submittedAt: MonotonicClock.now(), transport: transport)?.completion
+                                     submittedAt: MonotonicClock.now(), transport: transport)?.output?.completion
             }
             let once = try #require(load("\(server.baseURL)/\(image.path)", retries: 0))
             guard case .failed(.fetch(.httpStatus)) = once.outcome else { Issue.record("\(once.outcome)"); return }

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Everything after the bytes arrived: decode (and downsample), filter, memory cache, each stage
+/// run here or, with its own limit (`PipelineStages`), handed to its queue.
+extension ImagePipeline {
+    /// A load past its fetch: what the later stages need to finish it.
+    struct Arrived: Sendable {
+        let source: LoadSource
+        let request: LoadRequest
+        let id: Int
+        let token: LoadToken
+        var stages: StageTimes
+        let attempts: Int
+        let earlierBytes: Int
+        let bytes: Int
+        var bodySize: Int?
+        var decodeWarnings = 0
+        /// When the last stage ended: a stage queue's wait runs from here.
+        var stageEnded: UInt64
+
+        func finish(_ outcome: LoadOutcome, bytes: Int? = nil, pixels: Int = 0, store: [UInt8]? = nil) -> Step {
+            token.finish()
+            let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
+                                            bytesReceived: source == .network ? earlierBytes + (bytes ?? self.bytes) : 0,
+                                            sourcePixels: pixels, finishedAt: MonotonicClock.now(), attempts: attempts,
+                                            decodeWarnings: decodeWarnings, bodySize: bodySize)
+            return .finished(Output(completion: completion, bytesToStore: store))
+        }
+
+        /// A stage starting now: the wait for its queue counts as queue wait, so stages still add up.
+        mutating func start() -> UInt64 {
+            let now = MonotonicClock.now()
+            stages.queueWait += now - min(now, stageEnded)
+            return now
+        }
+    }
+
+    /// The fetch's outcome, then the decode here or on the decode queue. `inline`: every stage
+    /// here (the naive disk read on the main loop).
+    func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, request: LoadRequest,
+                 id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64,
+                 attempts: Int = 1, earlierBytes: Int = 0, fullSize: Bool = false) -> Step {
+        // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
+        let fetchEnd = MonotonicClock.now()
+        let fetchTime = fetchEnd - min(fetchEnd, fetchStarted)
+        var load = Arrived(source: source, request: request, id: id, token: token, stages: initial, attempts: attempts,
+                           earlierBytes: earlierBytes, bytes: 0, stageEnded: fetchEnd)
+        let result: FetchResult
+        switch fetched {
+        case .failure(let error):
+            // The last attempt's true time to first byte where a response began; else all of it.
+            load.stages.timeToFirstByte = error.partial.timeToFirstByte.map { min($0, fetchTime) } ?? fetchTime
+            load.stages.transfer = fetchTime - load.stages.timeToFirstByte
+            if case .cancelled(let received, let announced) = error {
+                load.bodySize = announced
+                return load.finish(.cancelled, bytes: received)
+            }
+            return load.finish(.failed(.fetch(error)), bytes: error.partial.bytes)
+        case .success(let success):
+            result = success
+        }
+        load = Arrived(source: source, request: request, id: id, token: token, stages: load.stages, attempts: attempts,
+                       earlierBytes: earlierBytes, bytes: result.size, bodySize: result.size, stageEnded: fetchEnd)
+        load.stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
+        load.stages.transfer = fetchTime - load.stages.timeToFirstByte
+        guard !token.isCancelled else { return load.finish(.cancelled) }
+        if !decodes {
+            var standIn = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: Self.standInPixels)
+            standIn.standInCost = targetSize.pixelCount * 4
+            memoryCache.insert(standIn, for: request.cacheKey)
+            return load.finish(.image(standIn))
+        }
+        guard stages.decodeQueue != nil, !fullSize else { return decode(load, result.bytes, fullSize: fullSize) }
+        let arrived = load
+        return .next(PendingStage(kind: .decode, token: token) { decode(arrived, result.bytes, fullSize: false) })
+    }
+
+    /// Decoding to the cell's size (the naive path: at full size), then the filter here or on
+    /// the filter queue.
+    private func decode(_ arrived: Arrived, _ bytes: [UInt8], fullSize: Bool) -> Step {
+        var load = arrived
+        let started = load.start()
+        guard !load.token.isCancelled else { return load.finish(.cancelled) }
+        stages.decoding.enter()
+        var image: DecodedImage
+        do {
+            defer { stages.decoding.leave() }
+            let decoded = try decoder.decode(bytes, targetSize: fullSize ? nil : targetSize, limits: decodeLimits)
+            load.decodeWarnings = decoded.warnings
+            // The naive path filters the full-size bitmap and scales afterwards, as the tutorials'
+            // beautify step does; the pipeline scales first.
+            image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)
+        } catch {
+            load.stages.decode = MonotonicClock.now() - started
+            return load.finish(.failed(.decode(error)))
+        }
+        let decoded = MonotonicClock.now()
+        load.stages.decode = decoded - started
+        load.stageEnded = decoded
+        guard !load.token.isCancelled else { return load.finish(.cancelled, pixels: image.sourceSize.pixelCount) }
+        // Only bytes that decoded are worth keeping on disk.
+        let store = load.source == .network && diskCache != nil ? bytes : nil
+        guard stages.filterQueue != nil, !fullSize else { return filter(load, image, fullSize: fullSize, store: store) }
+        let done = load, decodedImage = image
+        return .next(PendingStage(kind: .filter, token: load.token) { filter(done, decodedImage, fullSize: false, store: store) })
+    }
+
+    /// The filter, then the memory cache.
+    private func filter(_ decoded: Arrived, _ image: DecodedImage, fullSize: Bool, store: [UInt8]?) -> Step {
+        var load = decoded, image = image
+        let started = load.start()
+        guard !load.token.isCancelled else { return load.finish(.cancelled, pixels: image.sourceSize.pixelCount) }
+        stages.filtering.enter()
+        processor.apply(to: &image)
+        stages.filtering.leave()
+        if fullSize { image = Downsampler.aspectFill(image, to: targetSize) }
+        memoryCache.insert(image, for: load.request.cacheKey)
+        load.stages.filter = MonotonicClock.now() - started
+        return load.finish(.image(image), pixels: image.sourceSize.pixelCount, store: store)
+    }
+}

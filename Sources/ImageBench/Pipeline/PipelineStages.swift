@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where a load's decode and filter run, and how many of each ran at once.
+///
+/// By default (as the seeds do) there is one queue for the whole load: the strategy's slot is
+/// held from the fetch through the decode and the filter. With `--decode-concurrency N` a load
+/// gives its slot back as soon as its bytes are in, and its decode waits for one of N decode
+/// threads (Nuke's data-loading, decoding and processing queues); with `--filter-concurrency M`
+/// the filter likewise. A slow decode then no longer holds a network slot.
+///
+/// The gauges count every load in each stage, queued stages or not: transfers in flight, decodes
+/// and filters running.
+public final class PipelineStages: Sendable {
+    public let decodeQueue: ThreadPoolStrategy?
+    public let filterQueue: ThreadPoolStrategy?
+    public let network = ConcurrencyGauge()
+    public let decoding = ConcurrencyGauge()
+    public let filtering = ConcurrencyGauge()
+
+    /// nil limits: that stage runs where the stage before it ran.
+    public init(decodeConcurrency: Int? = nil, filterConcurrency: Int? = nil) {
+        decodeQueue = decodeConcurrency.map { ThreadPoolStrategy(threads: $0, name: "decode") }
+        filterQueue = filterConcurrency.map { ThreadPoolStrategy(threads: $0, name: "filter") }
+    }
+
+    /// Runs `stage` on its queue, then hands where the load is after it to `deliver` (on the
+    /// queue's thread). A stage whose load was cancelled meanwhile still runs, to report it.
+    func submit(_ stage: PendingStage, priority: LoadPriority, deliver: @escaping @Sendable (ImagePipeline.Step) -> Void) {
+        let queue = stage.kind == .decode ? decodeQueue : filterQueue
+        let job = LoadJob(id: 0, token: stage.token, priority: priority, work: StageWork { deliver(stage.run()) })
+        guard let queue else { return job.run() }
+        queue.submit(job)
+    }
+
+    /// Waits for both queues: decodes first, since a decode can hand its load to the filter queue.
+    public func waitUntilIdle() {
+        decodeQueue?.waitUntilIdle()
+        filterQueue?.waitUntilIdle()
+    }
+
+    public func shutdown() {
+        decodeQueue?.shutdown()
+        filterQueue?.shutdown()
+    }
+}
+
+/// A load between stages: the rest of its work, for the stage's queue.
+public struct PendingStage: Sendable {
+    public enum Kind: Sendable { case decode, filter }
+    public let kind: Kind
+    let token: LoadToken
+    let run: @Sendable () -> ImagePipeline.Step
+}
+
+/// A stage's work as a job of a stage queue.
+private struct StageWork: LoadWork {
+    let body: @Sendable () -> Void
+    func run() { body() }
+    func runAsync() async { body() }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// With `--decode-concurrency` or `--filter-concurrency`: each cell's achieved concurrency per
+/// stage, mean (while the stage was in use) and peak, beside its limit. Empty without stage
+/// queues.
+public struct StageTable: Sendable {
+    static let header = ["cell", "#", "slots mean/peak", "network mean/peak", "decode mean/peak", "filter mean/peak"]
+    let table: TextTable
+
+    public init(_ results: BenchmarkResults) {
+        let settings = results.plan.settings
+        guard settings.decodeConcurrency != nil || settings.filterConcurrency != nil else {
+            table = TextTable(title: "", header: Self.header, rows: [], legend: "", textColumns: 2)
+            return
+        }
+        func pair(_ mean: Double, _ peak: Int, limit: Int?) -> String {
+            "\(Format.tenths(mean))/\(peak)" + (limit.map { " (of \($0))" } ?? "")
+        }
+        let rows = results.results.map { result -> [String] in
+            let s = result.summary
+            return [result.cell.name, String(result.cell.repetition),
+                    pair(s.achievedConcurrencyMean, s.achievedConcurrencyPeak, limit: result.cell.concurrency),
+                    pair(s.networkConcurrencyMean, s.networkConcurrencyPeak, limit: nil),
+                    pair(s.decodeConcurrencyMean, s.decodeConcurrencyPeak, limit: settings.decodeConcurrency),
+                    pair(s.filterConcurrencyMean, s.filterConcurrencyPeak, limit: settings.filterConcurrency)]
+        }
+        let legend = "Loads at once in each stage. Slots: loads holding the strategy's slot (mean over the whole run), "
+            + "which with a decode queue end when the bytes are in. Network, decode, filter: transfers in flight, decodes and "
+            + "filters running, mean over the span the stage was in use. Where a stage has no queue of its own it runs in the slot."
+        table = TextTable(title: "Stages", header: Self.header, rows: rows, legend: legend, textColumns: 2)
+    }
+
+    public var text: String { table.text }
+    var html: String { table.html }
+    public var markdown: String { table.markdown }
+}
