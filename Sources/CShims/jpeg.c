@@ -5,16 +5,9 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include "cshims.h"
+#include "jpeg_internal.h"  // the error manager, shared with jpeg_progressive.c
 
-// libjpeg reports fatal errors through error_exit, which by default calls exit(). The standard fix:
-// an error manager that longjmps back to the caller, keeping the message for a typed error.
-typedef struct {
-    struct jpeg_error_mgr base;
-    jmp_buf jump;
-    char *message;
-} ib_jpeg_error;
-
-static void ib_jpeg_error_exit(j_common_ptr cinfo) {
+void ib_jpeg_error_exit(j_common_ptr cinfo) {
     ib_jpeg_error *err = (ib_jpeg_error *)cinfo->err;
     if (err->message) {
         char text[JMSG_LENGTH_MAX];
@@ -25,9 +18,9 @@ static void ib_jpeg_error_exit(j_common_ptr cinfo) {
 }
 
 // Warnings (damaged but decodable data) are counted in num_warnings, never printed.
-static void ib_jpeg_silent(j_common_ptr cinfo) { (void)cinfo; }
+void ib_jpeg_silent(j_common_ptr cinfo) { (void)cinfo; }
 
-static int ib_jpeg_status_for(int msg_code) {
+int ib_jpeg_status_for(int msg_code) {
     switch (msg_code) {
     case JERR_BAD_PRECISION:
     case JERR_CONVERSION_NOTIMPL:
@@ -42,8 +35,8 @@ static int ib_jpeg_status_for(int msg_code) {
     }
 }
 
-static void ib_jpeg_setup_errors(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err,
-                                 char *message) {
+void ib_jpeg_setup_errors(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err,
+                          char *message) {
     cinfo->err = jpeg_std_error(&err->base);
     err->base.error_exit = ib_jpeg_error_exit;
     err->base.output_message = ib_jpeg_silent;
@@ -73,7 +66,7 @@ int ib_jpeg_read_info(const uint8_t *data, size_t length, ib_image_info *info, c
     return IB_IMAGE_OK;
 }
 
-static int ib_jpeg_prepare(struct jpeg_decompress_struct *cinfo, int scale_denom, char *error) {
+int ib_jpeg_prepare(struct jpeg_decompress_struct *cinfo, int scale_denom, char *error) {
     if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
         if (error) snprintf(error, IB_ERROR_CAPACITY, "CMYK JPEG is not supported");
         return IB_IMAGE_UNSUPPORTED;
@@ -154,6 +147,42 @@ int ib_jpeg_scale_for(uint32_t source_width, uint32_t source_height, uint32_t ta
     return denominator;
 }
 
+int ib_jpeg_fill_pass(struct jpeg_decompress_struct *cinfo, uint32_t target_width,
+                      uint32_t target_height, uint8_t *output, size_t output_capacity,
+                      ib_fill_geometry *geometry, char *error) {
+    ib_fill_geometry_for(cinfo->output_width, cinfo->output_height, target_width, target_height, geometry);
+    if ((size_t)geometry->out_width * geometry->out_height * 4 > output_capacity) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
+        return IB_IMAGE_NO_MEMORY;
+    }
+    // Only the crop is decoded: columns outside it are not inverse-transformed or colour
+    // converted (jpeg_crop_scanline widens the window to whole iMCUs), rows above and below it
+    // are entropy-decoded and dropped (jpeg_skip_scanlines), so damage anywhere is still seen.
+    // Chroma upsampling treats the window's edges as the image's, so a column next to a cut can
+    // differ by one level from a full decode's.
+    JDIMENSION window_x = geometry->crop_x, window_width = geometry->crop_width;
+    if (window_width < cinfo->output_width) jpeg_crop_scanline(cinfo, &window_x, &window_width);
+    // In the image pool, so an error's longjmp frees them with the decompressor. Rows are read
+    // in the decoder's natural batch (2 for 4:2:0 chroma), which spares libjpeg a copy per row.
+    int batch = cinfo->rec_outbuf_height > 0 ? cinfo->rec_outbuf_height : 1;
+    JSAMPARRAY rows = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE,
+                                                   cinfo->output_width * 4, (JDIMENSION)batch);
+    uint32_t *scratch = (*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_IMAGE,
+                                                   ib_fill_scratch_count(geometry) * sizeof(uint32_t));
+    ib_fill fill;
+    ib_fill_begin(&fill, geometry, scratch, output);
+    size_t window_offset = (size_t)(geometry->crop_x - window_x) * 4;
+    if (geometry->crop_y > 0) jpeg_skip_scanlines(cinfo, geometry->crop_y);
+    for (uint32_t y = 0; y < geometry->crop_height;) {
+        JDIMENSION wanted = geometry->crop_height - y < (uint32_t)batch ? geometry->crop_height - y : (JDIMENSION)batch;
+        JDIMENSION got = jpeg_read_scanlines(cinfo, rows, wanted);
+        if (got == 0) break;  // cannot happen with a memory source; never spin
+        for (JDIMENSION k = 0; k < got; k++) ib_fill_row(&fill, rows[k] + window_offset);
+        y += got;
+    }
+    return IB_IMAGE_OK;
+}
+
 int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
                         uint32_t target_height, uint64_t max_pixels, uint8_t *output,
                         size_t output_capacity, ib_decode_report *report, char *error) {
@@ -184,36 +213,11 @@ int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_widt
     }
     jpeg_start_decompress(&cinfo);
     ib_fill_geometry geometry;
-    ib_fill_geometry_for(cinfo.output_width, cinfo.output_height, target_width, target_height, &geometry);
-    if ((size_t)geometry.out_width * geometry.out_height * 4 > output_capacity) {
-        if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
+    status = ib_jpeg_fill_pass(&cinfo, target_width, target_height, output, output_capacity,
+                               &geometry, error);
+    if (status != IB_IMAGE_OK) {
         jpeg_destroy_decompress(&cinfo);
-        return IB_IMAGE_NO_MEMORY;
-    }
-    // Only the crop is decoded: columns outside it are not inverse-transformed or colour
-    // converted (jpeg_crop_scanline widens the window to whole iMCUs), rows above and below it
-    // are entropy-decoded and dropped (jpeg_skip_scanlines), so damage anywhere is still seen.
-    // Chroma upsampling treats the window's edges as the image's, so a column next to a cut can
-    // differ by one level from a full decode's.
-    JDIMENSION window_x = geometry.crop_x, window_width = geometry.crop_width;
-    if (window_width < cinfo.output_width) jpeg_crop_scanline(&cinfo, &window_x, &window_width);
-    // In the image pool, so an error's longjmp frees them with the decompressor. Rows are read
-    // in the decoder's natural batch (2 for 4:2:0 chroma), which spares libjpeg a copy per row.
-    int batch = cinfo.rec_outbuf_height > 0 ? cinfo.rec_outbuf_height : 1;
-    JSAMPARRAY rows = (*cinfo.mem->alloc_sarray)((j_common_ptr)&cinfo, JPOOL_IMAGE,
-                                                  cinfo.output_width * 4, (JDIMENSION)batch);
-    uint32_t *scratch = (*cinfo.mem->alloc_large)((j_common_ptr)&cinfo, JPOOL_IMAGE,
-                                                  ib_fill_scratch_count(&geometry) * sizeof(uint32_t));
-    ib_fill fill;
-    ib_fill_begin(&fill, &geometry, scratch, output);
-    size_t window_offset = (size_t)(geometry.crop_x - window_x) * 4;
-    if (geometry.crop_y > 0) jpeg_skip_scanlines(&cinfo, geometry.crop_y);
-    for (uint32_t y = 0; y < geometry.crop_height;) {
-        JDIMENSION wanted = geometry.crop_height - y < (uint32_t)batch ? geometry.crop_height - y : (JDIMENSION)batch;
-        JDIMENSION got = jpeg_read_scanlines(&cinfo, rows, wanted);
-        if (got == 0) break;  // cannot happen with a memory source; never spin
-        for (JDIMENSION k = 0; k < got; k++) ib_fill_row(&fill, rows[k] + window_offset);
-        y += got;
+        return status;
     }
     if (cinfo.output_scanline < cinfo.output_height)
         jpeg_skip_scanlines(&cinfo, cinfo.output_height - cinfo.output_scanline);

@@ -78,6 +78,9 @@ struct StrategyFlags: ParsableArguments {
     @Option(name: .customLong("filter-concurrency"), parsing: .unconditional, help: "Filter on a queue of its own with this many threads \(FlagRanges.help(FlagRanges.stageConcurrency)) (default: where the decode ran).")
     var filterConcurrency: Int?
 
+    @Flag(help: "Show progressive JPEGs at their first complete scan while they download, then refined (as Nuke and PINRemoteImage do).")
+    var progressive = false
+
     @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB (10^6 bytes) of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
     var memoryCacheMB = defaults.memoryCacheMB
 
@@ -103,6 +106,7 @@ struct StrategyFlags: ParsableArguments {
         options.coalesce = coalesce
         options.prefetch = prefetch
         options.decodeConcurrency = decodeConcurrency
+        options.progressive = progressive
         options.filterConcurrency = filterConcurrency
         options.memoryCacheMB = memoryCacheMB
         options.diskCache = diskCache

@@ -76,6 +76,7 @@ typedef struct {
     uint32_t width, height;                // written to output
     int warnings;                          // libjpeg's recoverable-damage warnings
     int frames;                            // GIF: frames in the file
+    int scans;                             // ib_jpeg_decode_preview: scans shown (0: none yet)
 } ib_decode_report;
 
 /// A message buffer for the library's error text (NUL-terminated, truncated to fit).
@@ -212,6 +213,29 @@ int ib_jpeg_scale_for(uint32_t source_width, uint32_t source_height, uint32_t ta
 int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
                         uint32_t target_height, uint64_t max_pixels, uint8_t *output,
                         size_t output_capacity, ib_decode_report *report, char *error);
+
+/// Where the scans of a (possibly truncated) JPEG end: walks the markers of data[0..<length]
+/// (segment lengths, 0xFF00 stuffing, RSTn and 0xFF fill bytes in entropy-coded data) and returns
+/// how many scans are complete, writing the first `capacity` of their ends to `ends` (NULL when
+/// capacity is 0; the count may exceed it): the offset of the marker after each scan's
+/// entropy-coded data (its first 0xFF, fill bytes included). A scan is complete once that
+/// marker's code byte has arrived, so a whole baseline file has 1 and any part of one without its
+/// EOI has 0; jpeg_simple_progression gives colour files 10 scans, gray ones 6. -1 when the data
+/// does not start with SOI (0 while fewer than 2 bytes leave that open). Reads nothing outside
+/// the data.
+int ib_jpeg_scan_ends(const uint8_t *data, size_t length, size_t *ends, int capacity);
+
+/// ib_jpeg_decode_fill for the bytes of a JPEG received so far: decodes data[0..<length] up to
+/// the end of its last complete scan (ib_jpeg_scan_ends) in libjpeg's buffered-image mode, the
+/// image as that scan leaves it, into the same cell, size and crop as ib_jpeg_decode_fill, whose
+/// output it equals once every scan is in. report->scans is the scan shown; 0 (IB_IMAGE_OK,
+/// output untouched) while no scan is complete. The cut end of the data is not a warning;
+/// damage within it is, and errors are the usual statuses. Refuses (IB_IMAGE_TOO_LARGE) before
+/// allocating when the header promises more than max_pixels. Keeps every coefficient of the
+/// image (as a progressive decode does), a baseline file's too.
+int ib_jpeg_decode_preview(const uint8_t *data, size_t length, uint32_t target_width,
+                           uint32_t target_height, uint64_t max_pixels, uint8_t *output,
+                           size_t output_capacity, ib_decode_report *report, char *error);
 
 // MARK: - instruction counting
 

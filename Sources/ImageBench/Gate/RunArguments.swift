@@ -47,6 +47,7 @@ public struct RunArguments: Sendable, Equatable {
         if let shard = s.shard { words += ["--shard", shard.description] }
         if !s.decodes { words.append("--no-decode") }
         if s.injection != .none { words += ["--inject", s.injection.description] }
+        if s.progressive == true { words.append("--progressive") }
         if let limit = s.decodeConcurrency { words += ["--decode-concurrency", String(limit)] }
         if let limit = s.filterConcurrency { words += ["--filter-concurrency", String(limit)] }
         self.words = words

@@ -101,6 +101,13 @@ extension Metric {
     public static let decodeConcurrencyMean = Metric("decode_concurrency_mean", "loads", nil, .sum, .real(\.decodeConcurrencyMean), since03: true)
     public static let decodeConcurrencyPeak = Metric("decode_concurrency_peak", "loads", nil, .sum, .integer(\.decodeConcurrencyPeak), since03: true)
     public static let filterConcurrencyMean = Metric("filter_concurrency_mean", "loads", nil, .sum, .real(\.filterConcurrencyMean), since03: true)
+    /// `--progressive`: time to first image (a preview or the image), requests that showed a
+    /// preview first, and what the previews cost (decodes, and their decode and filter time).
+    public static let firstImageP50 = distribution("first_image_p50_ms", \.firstImageP50Ms, since03: true)
+    public static let firstImageP95 = distribution("first_image_p95_ms", \.firstImageP95Ms, since03: true)
+    public static let previewsShown = Metric("previews_shown", "requests", nil, .sum, .integer(\.previewsShown), since03: true)
+    public static let previewDecodes = Metric("preview_decodes", "images", nil, .sum, .integer(\.previewDecodes), since03: true)
+    public static let previewDecodeMs = Metric("preview_decode_ms", "ms", .lowerIsBetter, .sum, .real(\.previewDecodeMs), since03: true)
     public static let filterConcurrencyPeak = Metric("filter_concurrency_peak", "loads", nil, .sum, .integer(\.filterConcurrencyPeak), since03: true)
 
     private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
@@ -124,7 +131,7 @@ extension Metric {
         requestsPerS, errorRate, ttfbP50, ttfbP90, ttfbP95, ttfbP99, ttfbMax,
         requestP50, requestP90, requestP95, requestP99, requestMax, format, decodeMsPerMpP50, decodeMsPerMpP95,
         networkConcurrencyMean, networkConcurrencyPeak, decodeConcurrencyMean, decodeConcurrencyPeak,
-        filterConcurrencyMean, filterConcurrencyPeak,
+        filterConcurrencyMean, filterConcurrencyPeak, firstImageP50, firstImageP95, previewsShown, previewDecodes, previewDecodeMs,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

@@ -29,7 +29,7 @@ public enum CancelKind: String, Sendable, Codable {
 /// as the plain types.
 public struct RequestRecord: Sendable {
     private var storedID: Int32, storedClient: Int32 = 0, storedRow: Int32, storedImageID: Int32, storedVisibleFrame: Int32
-    private var storedDisplayFrame: Int32 = -1, storedLeftFrame: Int32 = -1
+    private var storedDisplayFrame: Int32 = -1, storedLeftFrame: Int32 = -1, storedPreviewFrame: Int32 = -1
     private var storedWidth: Int32 = -1, storedHeight: Int32 = -1
     private var storedLatency = UInt64.max, storedPlaceholder = UInt64.max, storedReady = UInt64.max
 
@@ -53,6 +53,12 @@ public struct RequestRecord: Sendable {
         get { Self.frame(storedDisplayFrame) }
         set { storedDisplayFrame = Self.frame(newValue) }
     }
+    /// The frame its first progressive preview was shown in (`--progressive`), if one was
+    /// before the image.
+    public var previewFrame: Int? {
+        get { Self.frame(storedPreviewFrame) }
+        set { storedPreviewFrame = Self.frame(newValue) }
+    }
     /// Display latency in nanoseconds (frame times), if displayed.
     public var latency: UInt64? {
         get { Self.time(storedLatency) }
@@ -64,7 +70,7 @@ public struct RequestRecord: Sendable {
         set { storedLeftFrame = Self.frame(newValue) }
     }
     /// Placeholder time in nanoseconds (frame times): from the frame the row appeared to the one
-    /// its image was shown in, or it left the screen in, or the run ended in. Set at the end of
+    /// its image (or a preview of it) was shown in, or it left the screen in, or the run ended in. Set at the end of
     /// the run; every request has one (memory hits 0).
     public var placeholder: UInt64? {
         get { Self.time(storedPlaceholder) }
@@ -147,6 +153,7 @@ extension RequestRecord {
         displayFrame = row["display_frame"].flatMap(Int.init)
         latency = row["latency_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
         leftFrame = row["left_frame"].flatMap(Int.init)
+        previewFrame = row["preview_frame"].flatMap(Int.init)
         placeholder = row["placeholder_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
         ready = row["ready_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
         if let width = row["image_width"].flatMap(Int.init), let height = row["image_height"].flatMap(Int.init) {

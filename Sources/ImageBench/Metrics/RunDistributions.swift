@@ -17,6 +17,9 @@ public struct RunDistributions: Sendable {
     /// For each request an earlier insert could answer, the smallest memory cache that would
     /// (kB; `CacheSizeCurve`).
     public var memoryHitThresholds = LatencyHistogram()
+    /// Time to first image of the displayed requests: display latency, or to the first
+    /// progressive preview where one was shown first (`--progressive`).
+    public var firstImage = LatencyHistogram()
 
     public init() {}
 
@@ -39,6 +42,7 @@ public struct RunDistributions: Sendable {
         request.add(other.request)
         decodePerMegapixel.add(other.decodePerMegapixel)
         memoryHitThresholds.add(other.memoryHitThresholds)
+        firstImage.add(other.firstImage)
     }
 
     /// The summary's percentile fields from these. Placeholder time and ready latency only where
@@ -49,6 +53,10 @@ public struct RunDistributions: Sendable {
         if ttfb.count > 0 { Self.fill(&summary, from: ttfb, \.ttfbP50Ms, \.ttfbP90Ms, \.ttfbP95Ms, \.ttfbP99Ms, \.ttfbMaxMs) }
         if request.count > 0 {
             Self.fill(&summary, from: request, \.requestP50Ms, \.requestP90Ms, \.requestP95Ms, \.requestP99Ms, \.requestMaxMs)
+        }
+        if firstImage.count > 0 {
+            summary.firstImageP50Ms = firstImage.milliseconds(atPercentile: 50)
+            summary.firstImageP95Ms = firstImage.milliseconds(atPercentile: 95)
         }
         if decodePerMegapixel.count > 0 {
             summary.decodeMsPerMpP50 = decodePerMegapixel.milliseconds(atPercentile: 50)

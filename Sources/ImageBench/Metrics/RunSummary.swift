@@ -105,6 +105,11 @@ public struct RunSummary: Sendable, Equatable {
     public var decodeConcurrencyPeak = 0
     public var filterConcurrencyMean = 0.0
     public var filterConcurrencyPeak = 0
+    public var firstImageP50Ms = 0.0
+    public var firstImageP95Ms = 0.0
+    public var previewsShown = 0
+    public var previewDecodes = 0
+    public var previewDecodeMs = 0.0
     public var requestP90Ms = 0.0
     public var requestP95Ms = 0.0
     public var requestP99Ms = 0.0

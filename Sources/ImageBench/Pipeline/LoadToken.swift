@@ -20,6 +20,7 @@ public final class LoadToken: Sendable {
 
     private let raw = Atomic<UInt8>(State.queued.rawValue)
     private let cancelHandler = Locked<(@Sendable () -> Void)?>(nil)
+    private let observer = Locked<(any BodyObserver)?>(nil)
 
     public init() {}
 
@@ -62,4 +63,18 @@ public final class LoadToken: Sendable {
         cancelHandler.withLockedValue { $0 = handler }
         if isCancelled { handler() }
     }
+
+    /// Who watches this load's body as it arrives (`--progressive`); set before its fetch. The
+    /// token carries it so that every transport, and every wrapper of one, passes it along.
+    public var bodyObserver: (any BodyObserver)? {
+        get { observer.withLockedValue { $0 } }
+        set { observer.withLockedValue { $0 = newValue } }
+    }
+}
+
+/// Watches a response body as it arrives, on the thread running the transfer (a worker's with
+/// the blocking transport, the network thread's with multi): progressive display.
+public protocol BodyObserver: AnyObject, Sendable {
+    /// The body so far, after each piece curl hands over (a retry starts a new, shorter one).
+    func bodyGrew(_ body: [UInt8])
 }

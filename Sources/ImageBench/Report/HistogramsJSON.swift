@@ -28,6 +28,8 @@ public struct HistogramsJSON: ReportWriter {
         public var decodePerMegapixel: LatencyHistogram?
         /// The memory cache's hit thresholds (kB: `CacheSizeCurve`); absent in files of imgbench 0.2 and earlier.
         public var memoryHitThresholds: LatencyHistogram?
+        /// Time to first image (`--progressive`'s previews or the image); absent in files of imgbench 0.2 and earlier.
+        public var firstImage: LatencyHistogram?
 
         /// The run's distributions as written (empty where an older file has none).
         public var distributions: RunDistributions {
@@ -39,6 +41,7 @@ public struct HistogramsJSON: ReportWriter {
             distributions.request = request ?? LatencyHistogram()
             distributions.decodePerMegapixel = decodePerMegapixel ?? LatencyHistogram()
             distributions.memoryHitThresholds = memoryHitThresholds ?? LatencyHistogram()
+            distributions.firstImage = firstImage ?? LatencyHistogram()
             return distributions
         }
     }
@@ -48,7 +51,7 @@ public struct HistogramsJSON: ReportWriter {
             Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
                 latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
                 seconds: result.timeline.intervals, request: result.distributions.request, format: result.summary.format,
-                decodePerMegapixel: result.distributions.decodePerMegapixel, memoryHitThresholds: result.distributions.memoryHitThresholds)
+                decodePerMegapixel: result.distributions.decodePerMegapixel, memoryHitThresholds: result.distributions.memoryHitThresholds, firstImage: result.distributions.firstImage)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -2,7 +2,8 @@ import Foundation
 
 /// `requests.csv`: one row per request with its row, URL, source, outcome, when it was asked for
 /// (`requested_ms`, from the cell's start: the clock timeseries.csv's seconds count on), latency,
-/// and for the request that started a network load, that load's stage times and bytes.
+/// and for the request that started a network load, that load's stage times and bytes; with
+/// `--progressive`, the frame its first preview was shown in.
 public struct RequestsCSV: ReportWriter {
     public let fileName = "requests.csv"
 
@@ -10,7 +11,7 @@ public struct RequestsCSV: ReportWriter {
         "strategy", "concurrency", "repeat", "client", "request", "row", "image", "url", "source", "outcome",
         "visible_frame", "requested_ms", "display_frame", "latency_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
-        "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error", "format",
+        "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error", "format", "preview_frame",
     ]
 
     public init() {}
@@ -37,6 +38,7 @@ public struct RequestsCSV: ReportWriter {
                     ms(stages?.timeToFirstByte), ms(stages?.transfer),
                     ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery), String(request.decodeWarnings),
                     request.errorClass?.rawValue ?? "", request.errorMessage ?? "", result.summary.format,
+                    request.previewFrame.map(String.init) ?? "",
                 ])
             }
         }

@@ -13,17 +13,29 @@ struct PipelineLoad: LoadWork {
     let inbox: DeliveryInbox
     /// Its stages' place in their queues (`PipelineStages`): visible rows' before prefetches'.
     let priority: LoadPriority
+    /// `--progressive`: previews of a progressive JPEG while it arrives.
+    let progressive: Bool
+
+    /// Set before the fetch: the transfer watches its body for complete scans.
+    private func watchForPreviews() {
+        guard progressive else { return }
+        let inbox = inbox
+        token.bodyObserver = ProgressivePreviewer(loadID: id, pipeline: pipeline, offload: transport.kind == .multi) { inbox.post($0) }
+    }
 
     func run() {
+        watchForPreviews()
         deliver(pipeline.load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
     }
 
     func runAsync() async {
+        watchForPreviews()
         deliver(await pipeline.loadAsync(request, id: id, token: token, submittedAt: submittedAt,
                                          transport: transport, gauge: gauge))
     }
 
     func start(then done: @escaping @Sendable () -> Void) {
+        watchForPreviews()
         pipeline.loadEvented(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge) {
             deliver($0)
             done()

@@ -25,6 +25,7 @@ public struct RunOptions: Sendable {
     public var prefetch = 0
     public var decodeConcurrency: Int?
     public var filterConcurrency: Int?
+    public var progressive = false
     public var repeats = 1
     public var warmup = 0
     /// Long enough for Dispatch's pool to grow to a limit of 5 (about a thread a second).
@@ -80,6 +81,7 @@ public struct RunOptions: Sendable {
         settings.diskCacheBytes = try R.check(diskCacheMB, in: R.diskCacheMB, "--disk-cache-mb") * 1_000_000
         settings.prefetch = prefetch
         if let limit = decodeConcurrency { settings.decodeConcurrency = try R.check(limit, in: R.stageConcurrency, "--decode-concurrency") }
+        if progressive { settings.progressive = true }
         if let limit = filterConcurrency { settings.filterConcurrency = try R.check(limit, in: R.stageConcurrency, "--filter-concurrency") }
         settings.memoryCacheBytes = try R.check(memoryCacheMB, in: R.memoryCacheMB, "--memory-cache-mb") * 1_000_000
         // Rounded, not truncated: 1.001 s is 1001 ms however the double falls.

@@ -42,6 +42,9 @@ public struct RunSettings: Sendable, Equatable, Codable {
     public var decodeConcurrency: Int?
     /// The filter's own queue and its limit (`--filter-concurrency`); nil: where decode ran.
     public var filterConcurrency: Int?
+    /// Show progressive JPEGs at their first complete scan while they download, then refined
+    /// (`--progressive`); nil or false: only whole images, as the seeds do.
+    public var progressive: Bool?
     public var fetchLimits = FetchLimits()
     public var decodeLimits = DecodeLimits()
     /// A testing aid: slow a stage down on purpose (`--inject`).

@@ -33,6 +33,15 @@ struct RunTally {
         crowd.all.latency.record(nanoseconds: nanoseconds)
     }
 
+    /// Previews decoded and shown (`--progressive`).
+    var previews = PreviewTally()
+
+    /// Time to first image of a displayed request: its preview's frame or its image's.
+    mutating func recordFirstImage(nanoseconds: UInt64) {
+        guard let crowd else { return distributions.firstImage.record(nanoseconds: nanoseconds) }
+        crowd.all.firstImage.record(nanoseconds: nanoseconds)
+    }
+
     mutating func recordReady(nanoseconds: UInt64) {
         guard let crowd else { return distributions.ready.record(nanoseconds: nanoseconds) }
         crowd.all.ready.record(nanoseconds: nanoseconds)
@@ -174,7 +183,8 @@ struct RunTally {
     /// A request's placeholder time, recorded: to the frame its image was shown in, else the one
     /// it left the screen in, else `endFrame` (still waiting when the run ended).
     mutating func placeholder(of request: RequestRecord, endFrame: Int, frameNanoseconds: UInt64) -> UInt64 {
-        let until = request.displayFrame ?? request.leftFrame ?? max(endFrame, request.visibleFrame)
+        // A row showing a preview shows an image, not a placeholder.
+        let until = request.previewFrame ?? request.displayFrame ?? request.leftFrame ?? max(endFrame, request.visibleFrame)
         let nanoseconds = UInt64(max(0, until - request.visibleFrame)) * frameNanoseconds
         if let crowd { crowd.all.placeholder.record(nanoseconds: nanoseconds) } else { distributions.placeholder.record(nanoseconds: nanoseconds) }
         return nanoseconds
@@ -245,6 +255,7 @@ struct RunTally {
         summary.httpRequests = httpRequests
         summary.decodeWarnings = decodeWarnings
         ownDistributions(requests).fill(&summary)
+        previews.fill(&summary)
         summary.hostLateFrames = lateWakes
         summary.hostOverloaded = loopWakes > 0 && Double(lateWakes) > Double(loopWakes) * Self.overloadedShare
         summary.placeholderRatio = visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0

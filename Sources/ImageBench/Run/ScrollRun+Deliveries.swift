@@ -34,6 +34,7 @@ extension ScrollRun {
                 break
             }
         }
+        deliverPreviews(frame: frame)
     }
 
     /// Rows that asked for an image while its cancelled transfer was stopping get a fresh load.
@@ -69,6 +70,7 @@ extension ScrollRun {
             tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled,
                          sizeKnown: workload.images[load.imageID].expectedBytes != nil, finalReport: true)
         }
+        deliverPreviews(frame: loop.frame)
         registry.removeAll()
     }
 }

@@ -57,7 +57,8 @@ public final class ScrollRun {
         registry = LoadRegistry(scheduler: cell.strategy.makeScheduler(concurrency: cell.concurrency),
                                 coalesce: settings.coalesce) { request, id, token, submittedAt, priority in
             PipelineLoad(pipeline: pipeline, transport: transport, request: request, id: id, token: token,
-                         submittedAt: submittedAt, gauge: gauge, inbox: inbox, priority: priority)
+                         submittedAt: submittedAt, gauge: gauge, inbox: inbox, priority: priority,
+                         progressive: settings.progressive == true)
         }
     }
 
@@ -223,6 +224,9 @@ public final class ScrollRun {
         requests[id].displayedSize = size
         requests[id].displayFrame = frame
         requests[id].latency = nanoseconds
+        // Time to first image: its preview's frame where one came first.
+        let firstFrame = min(frame, requests[id].previewFrame ?? frame)
+        tally.recordFirstImage(nanoseconds: UInt64(firstFrame - requests[id].visibleFrame) * frameNanoseconds)
         tally.recordLatency(nanoseconds: nanoseconds, shownAt: loop.start + UInt64(frame) * frameNanoseconds)
     }
 }

@@ -23,6 +23,7 @@ struct PlanTests {
         options.prefetch = 2
         options.decodeConcurrency = 2
         options.filterConcurrency = 1
+        options.progressive = true
         options.timeoutSeconds = 2.5
         options.stallTimeoutSeconds = 2
         options.retries = 1

@@ -152,9 +152,11 @@ final class CurlTransfer {
     /// The blank line that ends a response's headers arrived (of the last response, after redirects
     /// and 100 Continue).
     var headersComplete = false
+    let observer: (any BodyObserver)?
 
     init(token: LoadToken, maxBytes: Int, expectedBytes: Int?, keepsBody: Bool = true) {
         self.token = token
+        observer = keepsBody ? token.bodyObserver : nil
         self.maxBytes = maxBytes
         self.keepsBody = keepsBody
         if let expectedBytes { body.reserveCapacity(min(expectedBytes, maxBytes)) }
@@ -176,6 +178,7 @@ private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
     transfer.received += length
     if transfer.keepsBody { transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
     transfer.lastActivity = MonotonicClock.now()
+    transfer.observer?.bodyGrew(transfer.body)
     return length
 }
 

@@ -1,0 +1,33 @@
+#ifndef IMGBENCH_JPEG_INTERNAL_H
+#define IMGBENCH_JPEG_INTERNAL_H
+
+// What jpeg.c shares with jpeg_progressive.c: the longjmp error manager and the output pass of a
+// fill decode. Not part of the module's public header.
+
+#include <stdio.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+#include "cshims.h"
+
+// libjpeg reports fatal errors through error_exit, which by default calls exit(). The standard fix:
+// an error manager that longjmps back to the caller, keeping the message for a typed error.
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char *message;
+} ib_jpeg_error;
+
+void ib_jpeg_error_exit(j_common_ptr cinfo);
+void ib_jpeg_silent(j_common_ptr cinfo);
+int ib_jpeg_status_for(int msg_code);
+void ib_jpeg_setup_errors(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err, char *message);
+int ib_jpeg_prepare(struct jpeg_decompress_struct *cinfo, int scale_denom, char *error);
+
+/// The rows of an output pass (after jpeg_start_decompress, or jpeg_start_output in buffered-image
+/// mode) through the aspect-fill box filter into `output`; stops after the crop's last row, the
+/// caller finishes the pass. Writes the geometry used; IB_IMAGE_NO_MEMORY if `output` is too small.
+int ib_jpeg_fill_pass(struct jpeg_decompress_struct *cinfo, uint32_t target_width,
+                      uint32_t target_height, uint8_t *output, size_t output_capacity,
+                      ib_fill_geometry *geometry, char *error);
+
+#endif
