@@ -81,6 +81,9 @@ struct StrategyFlags: ParsableArguments {
     @Flag(help: "Show progressive JPEGs at their first complete scan while they download, then refined (as Nuke and PINRemoteImage do).")
     var progressive = false
 
+    @Flag(help: "Keep what cancelled downloads received and ask only for the rest (Range, If-Range) when the image is wanted again.")
+    var resume = false
+
     @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB (10^6 bytes) of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
     var memoryCacheMB = defaults.memoryCacheMB
 
@@ -107,6 +110,7 @@ struct StrategyFlags: ParsableArguments {
         options.prefetch = prefetch
         options.decodeConcurrency = decodeConcurrency
         options.progressive = progressive
+        options.resume = resume
         options.filterConcurrency = filterConcurrency
         options.memoryCacheMB = memoryCacheMB
         options.diskCache = diskCache

@@ -48,6 +48,7 @@ public struct RunArguments: Sendable, Equatable {
         if !s.decodes { words.append("--no-decode") }
         if s.injection != .none { words += ["--inject", s.injection.description] }
         if s.progressive == true { words.append("--progressive") }
+        if s.resume == true { words.append("--resume") }
         if let limit = s.decodeConcurrency { words += ["--decode-concurrency", String(limit)] }
         if let limit = s.filterConcurrency { words += ["--filter-concurrency", String(limit)] }
         self.words = words

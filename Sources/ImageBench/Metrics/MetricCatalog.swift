@@ -108,6 +108,11 @@ extension Metric {
     public static let previewsShown = Metric("previews_shown", "requests", nil, .sum, .integer(\.previewsShown), since03: true)
     public static let previewDecodes = Metric("preview_decodes", "images", nil, .sum, .integer(\.previewDecodes), since03: true)
     public static let previewDecodeMs = Metric("preview_decode_ms", "ms", .lowerIsBetter, .sum, .real(\.previewDecodeMs), since03: true)
+    /// `--resume`: body bytes kept from cancelled transfers and not downloaded again, the loads
+    /// that resumed, and range requests the server answered with the whole body.
+    public static let bytesResumed = Metric("bytes_resumed", "bytes", nil, .sum, .integer(\.bytesResumed), since03: true)
+    public static let resumedLoads = Metric("resumed_loads", "loads", nil, .sum, .integer(\.resumedLoads), since03: true)
+    public static let resumesRefused = Metric("resumes_refused", "loads", nil, .sum, .integer(\.resumesRefused), since03: true)
     public static let filterConcurrencyPeak = Metric("filter_concurrency_peak", "loads", nil, .sum, .integer(\.filterConcurrencyPeak), since03: true)
 
     private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
@@ -132,6 +137,7 @@ extension Metric {
         requestP50, requestP90, requestP95, requestP99, requestMax, format, decodeMsPerMpP50, decodeMsPerMpP95,
         networkConcurrencyMean, networkConcurrencyPeak, decodeConcurrencyMean, decodeConcurrencyPeak,
         filterConcurrencyMean, filterConcurrencyPeak, firstImageP50, firstImageP95, previewsShown, previewDecodes, previewDecodeMs,
+        bytesResumed, resumedLoads, resumesRefused,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

@@ -110,6 +110,9 @@ public struct RunSummary: Sendable, Equatable {
     public var previewsShown = 0
     public var previewDecodes = 0
     public var previewDecodeMs = 0.0
+    public var bytesResumed = 0
+    public var resumedLoads = 0
+    public var resumesRefused = 0
     public var requestP90Ms = 0.0
     public var requestP95Ms = 0.0
     public var requestP99Ms = 0.0

@@ -15,6 +15,7 @@ extension ImagePipeline {
         let bytes: Int
         var bodySize: Int?
         var decodeWarnings = 0
+        var resumedBytes = 0, resumeRefused = false
         /// When the last stage ended: a stage queue's wait runs from here.
         var stageEnded: UInt64
 
@@ -23,7 +24,8 @@ extension ImagePipeline {
             let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
                                             bytesReceived: source == .network ? earlierBytes + (bytes ?? self.bytes) : 0,
                                             sourcePixels: pixels, finishedAt: MonotonicClock.now(), attempts: attempts,
-                                            decodeWarnings: decodeWarnings, bodySize: bodySize)
+                                            decodeWarnings: decodeWarnings, bodySize: bodySize, resumedBytes: resumedBytes,
+                                            resumeRefused: resumeRefused)
             return .finished(Output(completion: completion, bytesToStore: store))
         }
 
@@ -60,7 +62,8 @@ extension ImagePipeline {
             result = success
         }
         load = Arrived(source: source, request: request, id: id, token: token, stages: load.stages, attempts: attempts,
-                       earlierBytes: earlierBytes, bytes: result.size, bodySize: result.size, stageEnded: fetchEnd)
+                       earlierBytes: earlierBytes, bytes: result.size, bodySize: result.size + result.resumedBytes,
+                       resumedBytes: result.resumedBytes, resumeRefused: result.resumeRefused, stageEnded: fetchEnd)
         load.stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
         load.stages.transfer = fetchTime - load.stages.timeToFirstByte
         guard !token.isCancelled else { return load.finish(.cancelled) }

@@ -55,6 +55,10 @@ public struct LoadCompletion: Sendable {
     /// The image's full body size, when known: the bytes received, or for a cancelled transfer
     /// its Content-Length. How sizes a manifest or template does not give are learned.
     public var bodySize: Int?
+    /// `--resume`: bytes of the body kept from a cancelled transfer (not downloaded again), and
+    /// whether the server refused the range and sent the whole body.
+    public var resumedBytes = 0
+    public var resumeRefused = false
 }
 
 /// What one load needs to know about its image.

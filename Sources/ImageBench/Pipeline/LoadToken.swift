@@ -21,6 +21,7 @@ public final class LoadToken: Sendable {
     private let raw = Atomic<UInt8>(State.queued.rawValue)
     private let cancelHandler = Locked<(@Sendable () -> Void)?>(nil)
     private let observer = Locked<(any BodyObserver)?>(nil)
+    private let partials = Locked<PartialDownloads?>(nil)
 
     public init() {}
 
@@ -69,6 +70,13 @@ public final class LoadToken: Sendable {
     public var bodyObserver: (any BodyObserver)? {
         get { observer.withLockedValue { $0 } }
         set { observer.withLockedValue { $0 = newValue } }
+    }
+
+    /// Where this load's transfer resumes from and keeps what it got if cancelled (`--resume`);
+    /// set before its fetch.
+    public var partialDownloads: PartialDownloads? {
+        get { partials.withLockedValue { $0 } }
+        set { partials.withLockedValue { $0 = newValue } }
     }
 }
 

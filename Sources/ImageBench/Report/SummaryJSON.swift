@@ -54,7 +54,7 @@ public struct SummaryJSON: ReportWriter {
                 "disk_cache": settings.diskCacheDirectory ?? NSNull(), "disk_cache_bytes": settings.diskCacheBytes,
                 "disk_read": settings.diskRead.rawValue, "prefetch": settings.prefetch,
                 "decode_concurrency": settings.decodeConcurrency as Any? ?? NSNull(), "filter_concurrency": settings.filterConcurrency as Any? ?? NSNull(),
-                "progressive": settings.progressive == true,
+                "progressive": settings.progressive == true, "resume": settings.resume == true,
                 "inject": settings.injection.description,
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
                 "formats": results.plan.formats.map(\.description),

@@ -15,27 +15,31 @@ struct PipelineLoad: LoadWork {
     let priority: LoadPriority
     /// `--progressive`: previews of a progressive JPEG while it arrives.
     let progressive: Bool
+    /// `--resume`: the user's kept partial bodies.
+    let partials: PartialDownloads?
 
-    /// Set before the fetch: the transfer watches its body for complete scans.
-    private func watchForPreviews() {
+    /// Set before the fetch: the transfer watches its body for complete scans, and resumes or
+    /// keeps a partial body.
+    private func prepareTransfer() {
+        token.partialDownloads = partials
         guard progressive else { return }
         let inbox = inbox
         token.bodyObserver = ProgressivePreviewer(loadID: id, pipeline: pipeline, offload: transport.kind == .multi) { inbox.post($0) }
     }
 
     func run() {
-        watchForPreviews()
+        prepareTransfer()
         deliver(pipeline.load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
     }
 
     func runAsync() async {
-        watchForPreviews()
+        prepareTransfer()
         deliver(await pipeline.loadAsync(request, id: id, token: token, submittedAt: submittedAt,
                                          transport: transport, gauge: gauge))
     }
 
     func start(then done: @escaping @Sendable () -> Void) {
-        watchForPreviews()
+        prepareTransfer()
         pipeline.loadEvented(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge) {
             deliver($0)
             done()

@@ -26,6 +26,7 @@ public struct RunOptions: Sendable {
     public var decodeConcurrency: Int?
     public var filterConcurrency: Int?
     public var progressive = false
+    public var resume = false
     public var repeats = 1
     public var warmup = 0
     /// Long enough for Dispatch's pool to grow to a limit of 5 (about a thread a second).
@@ -82,6 +83,7 @@ public struct RunOptions: Sendable {
         settings.prefetch = prefetch
         if let limit = decodeConcurrency { settings.decodeConcurrency = try R.check(limit, in: R.stageConcurrency, "--decode-concurrency") }
         if progressive { settings.progressive = true }
+        if resume { settings.resume = true }
         if let limit = filterConcurrency { settings.filterConcurrency = try R.check(limit, in: R.stageConcurrency, "--filter-concurrency") }
         settings.memoryCacheBytes = try R.check(memoryCacheMB, in: R.memoryCacheMB, "--memory-cache-mb") * 1_000_000
         // Rounded, not truncated: 1.001 s is 1001 ms however the double falls.

@@ -45,6 +45,9 @@ public struct RunSettings: Sendable, Equatable, Codable {
     /// Show progressive JPEGs at their first complete scan while they download, then refined
     /// (`--progressive`); nil or false: only whole images, as the seeds do.
     public var progressive: Bool?
+    /// Keep what cancelled transfers received and ask only for the rest when the image is wanted
+    /// again (`--resume`: Range and If-Range); nil or false: start over, as the seeds do.
+    public var resume: Bool?
     public var fetchLimits = FetchLimits()
     public var decodeLimits = DecodeLimits()
     /// A testing aid: slow a stage down on purpose (`--inject`).

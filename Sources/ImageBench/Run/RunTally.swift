@@ -35,6 +35,8 @@ struct RunTally {
 
     /// Previews decoded and shown (`--progressive`).
     var previews = PreviewTally()
+    /// Bytes reused from cancelled transfers (`--resume`).
+    var resumes = ResumeTally()
 
     /// Time to first image of a displayed request: its preview's frame or its image's.
     mutating func recordFirstImage(nanoseconds: UInt64) {
@@ -132,6 +134,7 @@ struct RunTally {
         retries += completion.attempts - 1
         if completion.source == .network { httpRequests += completion.attempts }
         decodeWarnings += completion.decodeWarnings
+        resumes.account(completion)
         if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
         // A --no-decode stand-in is an image loaded, not decoded.
         if case .image(let image) = completion.outcome {
@@ -256,6 +259,7 @@ struct RunTally {
         summary.decodeWarnings = decodeWarnings
         ownDistributions(requests).fill(&summary)
         previews.fill(&summary)
+        resumes.fill(&summary)
         summary.hostLateFrames = lateWakes
         summary.hostOverloaded = loopWakes > 0 && Double(lateWakes) > Double(loopWakes) * Self.overloadedShare
         summary.placeholderRatio = visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0

@@ -54,11 +54,12 @@ public final class ScrollRun {
                                                             filterConcurrency: settings.filterConcurrency))
         self.pipeline = pipeline
         let (gauge, inbox) = (self.gauge, self.inbox)
+        let partials = settings.resume == true ? PartialDownloads() : nil
         registry = LoadRegistry(scheduler: cell.strategy.makeScheduler(concurrency: cell.concurrency),
                                 coalesce: settings.coalesce) { request, id, token, submittedAt, priority in
             PipelineLoad(pipeline: pipeline, transport: transport, request: request, id: id, token: token,
                          submittedAt: submittedAt, gauge: gauge, inbox: inbox, priority: priority,
-                         progressive: settings.progressive == true)
+                         progressive: settings.progressive == true, partials: partials)
         }
     }
 

@@ -76,7 +76,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
             if let fault {
                 self.sendFault(fault, file: file, path: picture, context: context)
             } else {
-                self.send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, context: context)
+                self.sendFile(file, path: path, request: head, headOnly: headOnly, context: context)
             }
         }
         if delay <= 0 {
@@ -132,10 +132,35 @@ final class ImageRequestHandler: ChannelInboundHandler {
         }
     }
 
+    /// A served file, whole or the part a `Range` asks for, with its validator.
+    private func sendFile(_ file: ServedFiles.File, path: String, request: HTTPRequestHead, headOnly: Bool,
+                          context: ChannelHandlerContext) {
+        let size = file.body.readableBytes
+        let etag = files.etag(path, of: file)
+        let range = ByteRange(headers: request.headers, size: size, etag: etag)
+        var headers = HTTPHeaders([("ETag", etag), ("Accept-Ranges", "bytes")])
+        if request.headers["Range"].first != nil {
+            let first = if case .part(let first, _) = range { first } else { -1 }
+            statistics.ranges.withLockedValue { $0.append(ServedRange(path: path, first: first, partial: first >= 0)) }
+        }
+        switch range {
+        case .whole:
+            send(status: .ok, body: file.body, contentType: file.contentType, headOnly: headOnly, extra: headers, context: context)
+        case .part(let first, let last):
+            headers.add(name: "Content-Range", value: "bytes \(first)-\(last)/\(size)")
+            send(status: .partialContent, body: file.body.getSlice(at: file.body.readerIndex + first, length: last - first + 1)!,
+                 contentType: file.contentType, headOnly: headOnly, extra: headers, context: context)
+        case .unsatisfiable:
+            headers.add(name: "Content-Range", value: "bytes */\(size)")
+            send(status: .rangeNotSatisfiable, body: ByteBuffer(), contentType: file.contentType, headOnly: headOnly, extra: headers,
+                 context: context)
+        }
+    }
+
     private func send(status: HTTPResponseStatus, body: ByteBuffer, contentType: String, headOnly: Bool,
-                      context: ChannelHandlerContext) {
+                      extra: HTTPHeaders = HTTPHeaders(), context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
-        writeHead(status: status, length: body.readableBytes, contentType: contentType, context: context)
+        writeHead(status: status, length: body.readableBytes, contentType: contentType, extra: extra, context: context)
         if headOnly || body.readableBytes == 0 {
             end(context)
         } else {
@@ -154,8 +179,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
         }
     }
 
-    private func writeHead(status: HTTPResponseStatus, length: Int, contentType: String, context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
+    private func writeHead(status: HTTPResponseStatus, length: Int, contentType: String, extra: HTTPHeaders = HTTPHeaders(),
+                           context: ChannelHandlerContext) {
+        var headers = extra
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(length))
         if !keepAlive { headers.add(name: "Connection", value: "close") }

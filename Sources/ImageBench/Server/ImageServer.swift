@@ -40,6 +40,8 @@ public final class ImageServer: Sendable {
     public var requestCount: Int { statistics.requests.load(ordering: .relaxed) }
     /// Body bytes written so far.
     public var bytesSent: Int { statistics.bytes.load(ordering: .relaxed) }
+    /// Requests with a `Range` header answered so far, in order.
+    public var rangeRequests: [ServedRange] { statistics.ranges.withLockedValue { $0 } }
     /// Requests answered and faults injected so far.
     public var counts: ServerCounts {
         ServerCounts(requests: requestCount, faults: statistics.faults.withLockedValue { $0 })
@@ -106,6 +108,7 @@ final class ServerStatistics: Sendable {
     let requests = Atomic<Int>(0)
     let bytes = Atomic<Int>(0)
     let faults = Locked<[ServerFaults.Kind: Int]>([:])
+    let ranges = Locked<[ServedRange]>([])
 }
 
 struct ResponseShaping: Sendable {

@@ -9,6 +9,16 @@ public struct ServedFiles: Sendable {
     }
 
     let files: [String: File]
+    /// Each file's ETag, worked out when it is first served (not for every file at start).
+    private let etags = Locked<[String: String]>([:])
+
+    /// Sent with every answer, and what `If-Range` must name for a range to be honoured.
+    func etag(_ path: String, of file: File) -> String {
+        if let known = etags.withLockedValue({ $0[path] }) { return known }
+        let etag = ByteRange.etag(of: file.body.readableBytesView)
+        etags.withLockedValue { $0[path] = etag }
+        return etag
+    }
 
     public init(corpus: ImageCorpus) {
         self.init(corpora: [corpus])

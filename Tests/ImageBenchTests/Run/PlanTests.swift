@@ -24,6 +24,7 @@ struct PlanTests {
         options.decodeConcurrency = 2
         options.filterConcurrency = 1
         options.progressive = true
+        options.resume = true
         options.timeoutSeconds = 2.5
         options.stallTimeoutSeconds = 2
         options.retries = 1

@@ -69,13 +69,16 @@ final class CurlEasy: @unchecked Sendable {
 
     /// Points the handle at `url` with a fresh transfer state.
     func prepare(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) {
+        let partials = keepsBodies ? token.partialDownloads : nil
+        let resumeFrom = partials?.take(url)
         let transfer = CurlTransfer(token: token, maxBytes: limits.maxBytes, expectedBytes: keepsBodies ? expectedBytes : nil,
-                                    keepsBody: keepsBodies)
+                                    keepsBody: keepsBodies, url: url, partials: partials, resumeFrom: resumeFrom)
         self.transfer = transfer
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         ib_curl_easy_set_string(handle, CURLOPT_URL, url)
-        // A first attempt's headers are the same every time: built once per handle.
-        if attempt > 1 || headersAttempt != 1 {
+        // A first attempt's headers are the same every time: built once per handle (a resumed
+        // one's, with its range, once for that request).
+        if attempt > 1 || headersAttempt != 1 || resumeFrom != nil {
             curl_slist_free_all(headers)
             headers = nil
             // The User-Agent goes in this list rather than CURLOPT_USERAGENT: curl 7.88 formats that
@@ -83,7 +86,11 @@ final class CurlEasy: @unchecked Sendable {
             headers = curl_slist_append(headers, Self.userAgent)
             if attempt > 1 { headers = curl_slist_append(headers, "X-Imgbench-Attempt: \(attempt)") }
             if client > 0 { headers = curl_slist_append(headers, "X-Imgbench-Client: \(client)") }
-            headersAttempt = attempt
+            if let resumeFrom {
+                headers = curl_slist_append(headers, "Range: bytes=\(resumeFrom.bytes.count)-")
+                headers = curl_slist_append(headers, "If-Range: \(resumeFrom.validator)")
+            }
+            headersAttempt = resumeFrom == nil ? attempt : 0
             ib_curl_easy_set_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headers))
         }
         ib_curl_easy_set_pointer(handle, CURLOPT_WRITEDATA, context)
@@ -107,6 +114,7 @@ final class CurlEasy: @unchecked Sendable {
         for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA] { ib_curl_easy_set_pointer(handle, option, nil) }
         self.transfer = nil
         if transfer.token.isCancelled {
+            transfer.keepPartial()
             // What the headers promised, when they came: the size a cancelled image would have cost.
             var announced: curl_off_t = -1
             ib_curl_easy_get_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
@@ -115,6 +123,9 @@ final class CurlEasy: @unchecked Sendable {
         let partial = PartialTransfer(bytes: transfer.received,
                                       timeToFirstByte: transfer.firstByteAt.map { $0 - min($0, transfer.startedAt) })
         if transfer.stalled { return .failure(.timeout(partial)) }
+        if transfer.resume?.mismatched == true {
+            return .failure(.connection("the server's Content-Range does not continue the kept bytes", partial))
+        }
         guard code == CURLE_OK else {
             if transfer.tooLarge || code == CURLE_FILESIZE_EXCEEDED { return .failure(.tooLarge(limit: limits.maxBytes)) }
             return .failure(code == CURLE_OPERATION_TIMEDOUT
@@ -128,8 +139,12 @@ final class CurlEasy: @unchecked Sendable {
         var firstByte: curl_off_t = 0, total: curl_off_t = 0
         ib_curl_easy_get_offset(handle, CURLINFO_STARTTRANSFER_TIME_T, &firstByte)
         ib_curl_easy_get_offset(handle, CURLINFO_TOTAL_TIME_T, &total)
-        return .success(FetchResult(bytes: transfer.body, size: transfer.received, timeToFirstByte: UInt64(firstByte) * 1_000,
-                                    transfer: UInt64(max(0, total - firstByte)) * 1_000))
+        var result = FetchResult(bytes: transfer.body, size: transfer.received, timeToFirstByte: UInt64(firstByte) * 1_000,
+                                 transfer: UInt64(max(0, total - firstByte)) * 1_000)
+        if let resume = transfer.resume, let from = resume.from {
+            (result.resumedBytes, result.resumeRefused) = resume.refused ? (0, true) : (from.bytes.count, false)
+        }
+        return .success(result)
     }
 }
 
@@ -153,13 +168,48 @@ final class CurlTransfer {
     /// and 100 Continue).
     var headersComplete = false
     let observer: (any BodyObserver)?
+    /// `--resume`: where it keeps its body if cancelled, and what it resumes (nil: off).
+    let url: String
+    let partials: PartialDownloads?
+    var resume: ResumeState?
+    /// Whether the last response's body has begun (a resumed transfer checks its status then).
+    var bodyBegun = false
 
-    init(token: LoadToken, maxBytes: Int, expectedBytes: Int?, keepsBody: Bool = true) {
+    init(token: LoadToken, maxBytes: Int, expectedBytes: Int?, keepsBody: Bool = true, url: String = "",
+         partials: PartialDownloads? = nil, resumeFrom: PartialDownloads.Entry? = nil) {
         self.token = token
+        self.url = url
+        self.partials = partials
+        if partials != nil { resume = ResumeState(from: resumeFrom) }
+        if let resumeFrom { body = resumeFrom.bytes }
         observer = keepsBody ? token.bodyObserver : nil
         self.maxBytes = maxBytes
         self.keepsBody = keepsBody
         if let expectedBytes { body.reserveCapacity(min(expectedBytes, maxBytes)) }
+    }
+
+    /// A cancelled transfer's body, for `--resume`: kept when its response could be resumed.
+    func keepPartial() {
+        guard let partials, let resume, !resume.mismatched, resume.status == 200 || resume.status == 206 else { return }
+        partials.keep(url, bytes: body, validator: resume.validator, total: resume.total)
+    }
+
+    /// At a resumed transfer's first body byte: a 206 continuing the kept bytes keeps them; any
+    /// other answer starts the body afresh (a 200 is the whole body: the range was refused).
+    /// False: a 206 of another range, which must not be appended.
+    func beginBody() -> Bool {
+        bodyBegun = true
+        guard let from = resume?.from else { return true }
+        if resume?.status == 206 {
+            guard resume?.rangeStart == from.bytes.count else {
+                resume?.mismatched = true
+                return false
+            }
+            return true
+        }
+        body.removeAll(keepingCapacity: true)
+        if (200..<300).contains(resume?.status ?? 0) { resume?.refused = true }
+        return true
     }
 }
 
@@ -175,6 +225,7 @@ private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
         transfer.tooLarge = true
         return 0
     }
+    if !transfer.bodyBegun && !transfer.beginBody() { return 0 }
     transfer.received += length
     if transfer.keepsBody { transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
     transfer.lastActivity = MonotonicClock.now()
@@ -191,7 +242,8 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
     guard let context else { return length }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let line = UnsafeRawBufferPointer(start: data, count: length)
-    if line.starts(with: statusLinePrefix) { transfer.headersComplete = false }
+    if line.starts(with: statusLinePrefix) { (transfer.headersComplete, transfer.bodyBegun) = (false, false) }
+    if transfer.resume != nil { transfer.resume?.read(headerLine: String(decoding: line, as: UTF8.self)) }
     if length <= 2 && line.allSatisfy({ $0 == 13 || $0 == 10 }) { transfer.headersComplete = true }
     transfer.lastActivity = MonotonicClock.now()
     if transfer.firstByteAt == nil { transfer.firstByteAt = transfer.lastActivity }

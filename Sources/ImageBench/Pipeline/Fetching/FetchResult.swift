@@ -69,6 +69,11 @@ public struct FetchResult: Sendable {
     public var timeToFirstByte: UInt64
     /// From the first byte to the last.
     public var transfer: UInt64
+    /// `--resume`: the body's first bytes came from a cancelled transfer kept for it (a 206
+    /// answered the rest); `size` counts only what this fetch received.
+    public var resumedBytes = 0
+    /// `--resume`: the server answered the range request with the whole body.
+    public var resumeRefused = false
 
     public init(bytes: [UInt8], size: Int? = nil, timeToFirstByte: UInt64, transfer: UInt64) {
         self.bytes = bytes
