@@ -57,7 +57,7 @@ struct RunCommand: ParsableCommand {
         let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
         let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
         let checks = RunThresholds.listing(results.thresholdChecks)
-        let human = verdict + FormatTable(results).text + StageTable(results).text + CacheSizeReport(results).text + table + checks + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
+        let human = verdict + FormatTable(results).text + StageTable(results).text + PipelineNotes(results).text + CacheSizeReport(results).text + table + checks + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
         if json {
             FileHandle.standardError.write(Data(human.utf8))
             let json = try CommandFailure.catching("cannot render summary.json") { try SummaryJSON().render(results) }

@@ -39,7 +39,7 @@ public struct MarkdownReport: ReportWriter {
         \(settings.source == .embedded ? "served by the embedded server" : "from \(settings.source.description)"), \
         feed `\(settings.feedOrder.rawValue)`.
 
-        \(FormatTable(results).markdown)\(StageTable(results).markdown)\(findings(results))\(ComparisonTable(results).markdown)
+        \(FormatTable(results).markdown)\(StageTable(results).markdown)\(PipelineNotes(results).markdown)\(findings(results))\(ComparisonTable(results).markdown)
 
         \(CacheSizeReport(results).markdown)\
 

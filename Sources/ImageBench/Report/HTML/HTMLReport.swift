@@ -30,7 +30,7 @@ public struct HTMLReport: ReportWriter {
                     String(format: "%.1f ms", cell.placeholder.overall) + (interval.map { String(format: " [%.1f–%.1f]", $0.low, $0.high) } ?? "")
                     + " (n = \(cell.placeholder.requests))")
         }
-        body += FormatTable(results).html + StageTable(results).html
+        body += FormatTable(results).html + StageTable(results).html + PipelineNotes(results).html
         let findings = Findings.sentences(results)
         if !findings.isEmpty {
             body += "<h2>Findings</h2>\n<ul>\n" + findings.map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"
