@@ -25,6 +25,11 @@ public struct CacheSizeCurve: Sendable {
         self.init(thresholds: thresholds, requests: runs.reduce(0) { $0 + $1.summary.requests })
     }
 
+    /// Whether runs of `settings` log their cache accesses for the curve: a single user's do.
+    /// A crowd's users would hold 24 bytes per lookup each for minutes of load, which the
+    /// harness's cost per user cannot afford, and a load test asks about the server, not the cache.
+    public static func isRecorded(_ settings: RunSettings) -> Bool { settings.clients == 1 && settings.load == nil }
+
     static func record(_ bytes: [Int], into histogram: inout LatencyHistogram) {
         for value in bytes { histogram.record(nanoseconds: UInt64(max(0, value))) }
     }

@@ -7,8 +7,11 @@ public struct CacheSizeReport: Sendable {
     /// Every cell's requests together.
     public let pooled: CacheSizeCurve
     public let configuredBytes: Int
+    /// False for crowds, whose runs keep no curve (`CacheSizeCurve.isRecorded`).
+    public let recorded: Bool
 
     public init(_ results: BenchmarkResults) {
+        recorded = CacheSizeCurve.isRecorded(results.plan.settings)
         cells = RunResult.byCell(results.results).map { ($0[0].cell.name, $0, CacheSizeCurve($0)) }
         pooled = CacheSizeCurve(results.results)
         configuredBytes = results.plan.settings.memoryCacheBytes
@@ -24,7 +27,7 @@ public struct CacheSizeReport: Sendable {
 
     /// One sentence over every cell's requests; nil when no request was made.
     public var sentence: String? {
-        guard pooled.requests > 0 else { return nil }
+        guard recorded, pooled.requests > 0 else { return nil }
         let all = cells.flatMap(\.runs)
         let lead = "Memory cache: \(configuredMegabytes) MB answered \(Format.percent(Self.measured(all))) of \(pooled.requests) requests"
         guard !pooled.isEmpty else {
@@ -45,7 +48,7 @@ public struct CacheSizeReport: Sendable {
     /// A table per cell: measured and predicted hit rate at today's size, the best, and the
     /// smallest size within 1 point of it.
     public var markdown: String {
-        guard pooled.requests > 0, let sentence else { return "" }
+        guard let sentence else { return "" }
         var lines = ["## Memory cache size", "", sentence, "",
                      "| cell | requests | hit rate at \(configuredMegabytes) MB | curve at \(configuredMegabytes) MB | best (any size) | smallest within 1 point |",
                      "|---|---:|---:|---:|---:|---:|"]
@@ -70,12 +73,14 @@ public struct CacheSizeReport: Sendable {
 /// (`configured` 1).
 public struct CacheCurveCSV: ReportWriter {
     public let fileName = "cache-curve.csv"
+    static let header = ["strategy", "concurrency", "format", "cache_mb", "memory_hit_rate", "configured"]
 
     public init() {}
 
     public func render(_ results: BenchmarkResults) throws -> String {
         let report = CacheSizeReport(results)
-        var table = CSVTable(header: ["strategy", "concurrency", "format", "cache_mb", "memory_hit_rate", "configured"])
+        guard report.recorded else { return CSVTable(header: Self.header).rendered }
+        var table = CSVTable(header: Self.header)
         for cell in report.cells {
             let first = cell.runs[0]
             var sizes = cell.curve.points(upTo: report.largestBytes).map(\.bytes)

@@ -44,7 +44,7 @@ public final class ScrollRun {
         let transport = transport ?? settings.transport.make(limits: settings.fetchLimits, client: client,
                                                              keepsBodies: settings.decodes)
         self.transport = transport
-        memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes, logsAccesses: true)
+        memoryCache = MemoryCache(costLimit: settings.memoryCacheBytes, logsAccesses: CacheSizeCurve.isRecorded(settings))
         // `--inject` slows the decoder and the filter by wrapping them; nothing else knows.
         let pipeline = ImagePipeline(decoder: settings.injection.slowing(decoder: ImageDecoder()),
                                      processor: settings.injection.slowing(processor: settings.filter),

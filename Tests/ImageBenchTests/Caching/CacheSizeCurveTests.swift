@@ -84,24 +84,22 @@ struct CacheSizeCurveRunTests {
             settings.scroll = .revisit
             settings.cancelPolicy = .none
             settings.settleSeconds = 1
-            let corpus = ImageCorpus.generate(count: settings.resolvedImageCount, seed: settings.seed)
-            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.network, seed: settings.seed)
-            defer { server.shutdown() }
             // The first 15 s of the trace: up and down over the same rows, creeping forward.
-            let workload = Benchmark.makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL).prefix(frames: 15 * settings.fps)
-            func run(megabytes: Int) -> RunResult {
-                var sized = settings
-                sized.memoryCacheBytes = megabytes * 1_000_000
-                return ScrollRun(workload: workload, settings: sized, cell: RunCell(strategy: .threads, concurrency: 4, repetition: 1)).run()
+            return try Fixtures.withServedWorkload(settings, seconds: 15) { workload, _ in
+                func run(megabytes: Int) -> RunResult {
+                    var sized = settings
+                    sized.memoryCacheBytes = megabytes * 1_000_000
+                    return ScrollRun(workload: workload, settings: sized, cell: RunCell(strategy: .threads, concurrency: 4, repetition: 1)).run()
+                }
+                let reference = run(megabytes: 64)
+                let curve = CacheSizeCurve([reference])
+                var predicted: [Int: Double] = [:], measured: [Int: Double] = [:]
+                for megabytes in [3, 4, 6] {
+                    predicted[megabytes] = curve.hitRate(atBytes: megabytes * 1_000_000)
+                    measured[megabytes] = run(megabytes: megabytes).summary.memoryHitRate
+                }
+                return (predicted, measured, curve.bestHitRate)
             }
-            let reference = run(megabytes: 64)
-            let curve = CacheSizeCurve([reference])
-            var predicted: [Int: Double] = [:], measured: [Int: Double] = [:]
-            for megabytes in [3, 4, 6] {
-                predicted[megabytes] = curve.hitRate(atBytes: megabytes * 1_000_000)
-                measured[megabytes] = run(megabytes: megabytes).summary.memoryHitRate
-            }
-            return (predicted, measured, curve.bestHitRate)
         }
         for megabytes in [3, 4, 6] {
             let (p, m) = (predicted[megabytes]!, measured[megabytes]!)

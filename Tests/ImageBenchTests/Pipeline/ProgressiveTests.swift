@@ -24,12 +24,24 @@ struct ProgressiveTests {
 
     /// Feeds `bytes` to a previewer `step` bytes at a time, as a transfer would, with no wait
     /// between refinements.
-    static func previews(of bytes: [UInt8], step: Int = 100) -> [LoadPreview] {
+    static func previews(of bytes: [UInt8], step: Int = 100, offload: Bool = false) -> [LoadPreview] {
         let pipeline = ImagePipeline(processor: ImageFilter.none, memoryCache: MemoryCache())
         let sink = PreviewSink()
-        let previewer = ProgressivePreviewer(loadID: 7, pipeline: pipeline, offload: false, refinementInterval: 0) { sink.post($0) }
+        let previewer = ProgressivePreviewer(loadID: 7, pipeline: pipeline, offload: offload, refinementInterval: 0) { sink.post($0) }
         for end in stride(from: step, through: bytes.count + step - 1, by: step) { previewer.bodyGrew(Array(bytes.prefix(end))) }
+        // Offloaded previews arrive from a Dispatch queue: wait for the first.
+        let deadline = Date().addingTimeInterval(30)
+        while offload && sink.all.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         return sink.all
+    }
+
+    @Test("offloaded (the multi transport's network thread must not decode), previews come from a queue, one at a time, in scan order")
+    func offloaded() throws {
+        let image = try Self.image(progressive: true)
+        let previews = Self.previews(of: image.bytes, offload: true)
+        let scans = image.bytes.withUnsafeBufferPointer(JPEGPreview.completeScans)
+        #expect(!previews.isEmpty && previews.count < scans)
+        #expect(previews.map(\.scan) == previews.map(\.scan).sorted() && previews.allSatisfy { $0.scan >= 1 && $0.scan < scans })
     }
 
     static func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
@@ -86,12 +98,10 @@ struct ProgressiveRunTests {
             settings.network = try NetworkProfile(parsing: "latency=50ms,bandwidth=150KB/s")
             settings.settleSeconds = 2
             settings.progressive = progressive
-            let corpus = ImageCorpus.generate(count: settings.resolvedImageCount, seed: settings.seed)
-            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.network, seed: settings.seed)
-            defer { server.shutdown() }
             // The first 12 s of reading: rows come slowly enough for their images to arrive.
-            let workload = Benchmark.makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL).prefix(frames: 12 * settings.fps)
-            return ScrollRun(workload: workload, settings: settings, cell: RunCell(strategy: .threads, concurrency: 4, repetition: 1)).run()
+            return try Fixtures.withServedWorkload(settings, seconds: 12) { workload, _ in
+                ScrollRun(workload: workload, settings: settings, cell: RunCell(strategy: .threads, concurrency: 4, repetition: 1)).run()
+            }
         }
     }
 

@@ -117,12 +117,10 @@ struct ResumeTests {
             settings.network = try NetworkProfile(parsing: "latency=60ms,bandwidth=300KB/s")
             settings.settleSeconds = 1
             settings.resume = true
-            let corpus = ImageCorpus.generate(count: settings.resolvedImageCount, seed: settings.seed)
-            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.network, seed: settings.seed)
-            defer { server.shutdown() }
-            let workload = Benchmark.makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL).prefix(frames: 15 * settings.fps)
-            let result = ScrollRun(workload: workload, settings: settings, cell: RunCell(strategy: .threads, concurrency: 4, repetition: 1)).run()
-            return (result.summary, server.rangeRequests)
+            return try Fixtures.withServedWorkload(settings, seconds: 15) { workload, server in
+                let result = ScrollRun(workload: workload, settings: settings, cell: RunCell(strategy: .threads, concurrency: 4, repetition: 1)).run()
+                return (result.summary, server.rangeRequests)
+            }
         }
         #expect(summary.resumedLoads > 0 && summary.bytesResumed > 0, "\(summary.cancelledInflight) cancelled in flight")
         // Every resumed load was a range the server answered with its part (a resumed transfer

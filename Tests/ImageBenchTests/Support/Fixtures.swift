@@ -44,6 +44,18 @@ enum Fixtures {
 
     /// `imgbench run` arguments without the default warm-up before each run (seconds of every
     /// test's time), unless the test sets one; other subcommands' arguments as they are.
+    /// The generated corpus for `settings` on an embedded server with its network, and the
+    /// workload on that server cut to its first `seconds`: a short run of one feature. `body`
+    /// runs while the server is up.
+    static func withServedWorkload<T>(_ settings: RunSettings, seconds: Int,
+                                      _ body: (Workload, ImageServer) throws -> T) throws -> T {
+        let corpus = ImageCorpus.generate(count: settings.resolvedImageCount, seed: settings.seed)
+        let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: settings.network, seed: settings.seed)
+        defer { server.shutdown() }
+        let workload = Benchmark.makeWorkload(settings: settings, corpus: corpus, baseURL: server.baseURL)
+        return try body(workload.prefix(frames: seconds * settings.fps), server)
+    }
+
     static func withoutWarmUp(_ arguments: [String]) -> [String] {
         let isRun = (arguments.first.map { $0 == "run" || $0.hasPrefix("-") } ?? true)
             && !arguments.contains { ["--help", "-h", "--generate-completion-script", "--version"].contains($0) }
