@@ -83,7 +83,8 @@ public struct CacheCurveCSV: ReportWriter {
         var table = CSVTable(header: Self.header)
         for cell in report.cells {
             let first = cell.runs[0]
-            var sizes = cell.curve.points(upTo: report.largestBytes).map(\.bytes)
+            // A curve with no reuse is 0 at every size: today's size says it.
+            var sizes = cell.curve.isEmpty ? [] : cell.curve.points(upTo: report.largestBytes).map(\.bytes)
             sizes.append(report.configuredBytes)
             for bytes in Set(sizes).sorted() {
                 table.append([first.cell.strategy.rawValue, String(first.cell.concurrency), first.summary.format,

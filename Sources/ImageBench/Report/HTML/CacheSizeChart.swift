@@ -6,6 +6,7 @@ extension HTMLReport {
     func cacheSizeChart(_ context: Context) -> String {
         let report = CacheSizeReport(context.results)
         guard let sentence = report.sentence else { return "" }
+        guard !report.pooled.isEmpty else { return "<h2>Memory cache size</h2>\n<p>\(escape(sentence))</p>\n" }
         let n = svgNumber
         let end = Double(report.largestBytes) / 1e6
         let (xTicks, xEnd) = RoundTicks.ticks(upTo: end, count: 6)
