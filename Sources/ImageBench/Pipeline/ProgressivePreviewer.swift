@@ -24,6 +24,9 @@ final class ProgressivePreviewer: BodyObserver, @unchecked Sendable {
     private var shownScans = 0
     private var lastPreview: UInt64 = 0
     private var notProgressive = false
+    /// The body's length at the last call: a shorter one is a new attempt's (a retry after an
+    /// error's body, which was no JPEG), and starts afresh.
+    private var lastLength = 0
     /// An offloaded preview is being decoded: the next waits for it rather than queueing.
     private let decoding = Locked(false)
 
@@ -37,6 +40,8 @@ final class ProgressivePreviewer: BodyObserver, @unchecked Sendable {
     }
 
     func bodyGrew(_ body: [UInt8]) {
+        if body.count < lastLength { (notProgressive, shownScans) = (false, 0) }
+        lastLength = body.count
         guard !notProgressive, body.count > 4 else { return }
         // The whole file is in (its EOI): the load's own decode comes next.
         if body[body.count - 2] == 0xFF && body[body.count - 1] == 0xD9 { return }

@@ -20,17 +20,17 @@ enum ByteRange: Equatable {
         // If-Range with another validator (an older ETag, or a date: ours never match one) asks
         // for the whole current file, not a piece of it.
         if let ifRange, ifRange != etag { self = .whole; return }
-        guard value.hasPrefix("bytes="), !value.contains(",") else { self = .whole; return }
+        guard value.lowercased().hasPrefix("bytes="), !value.contains(",") else { self = .whole; return }
         let bounds = value.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard bounds.count == 2, let first = Int(bounds[0].trimmingCharacters(in: .whitespaces)), first >= 0 else {
             self = .whole
             return
         }
         let end = bounds[1].trimmingCharacters(in: .whitespaces)
-        guard end.isEmpty || Int(end) != nil else { self = .whole; return }
+        // An end before the start makes the range invalid: ignored, not unsatisfiable.
+        guard end.isEmpty || (Int(end).map { $0 >= first } ?? false) else { self = .whole; return }
         guard first < size else { self = .unsatisfiable; return }
-        let last = end.isEmpty ? size - 1 : min(Int(end)!, size - 1)
-        self = last >= first ? .part(first: first, last: last) : .whole
+        self = .part(first: first, last: end.isEmpty ? size - 1 : min(Int(end)!, size - 1))
     }
 
     /// A strong validator for a file's bytes: FNV-1a over them, with their size.
@@ -43,6 +43,9 @@ enum ByteRange: Equatable {
 
 /// A range request the server answered: which file, from where, and whether with the part (206).
 public struct ServedRange: Sendable, Equatable {
+    /// The first this many are kept (`ImageServer.rangeRequests`).
+    static let kept = 10_000
+
     public let path: String
     public let first: Int
     public let partial: Bool

@@ -6,19 +6,19 @@ public struct ServedFiles: Sendable {
     struct File: Sendable {
         let body: ByteBuffer
         let contentType: String
+        /// Sent with every answer, and what `If-Range` must name for a range to be honoured.
+        /// Worked out here, before serving: on first request it would lengthen that request's
+        /// time to first byte, in the first run only.
+        let etag: String
+
+        init(body: ByteBuffer, contentType: String) {
+            self.body = body
+            self.contentType = contentType
+            etag = ByteRange.etag(of: body.readableBytesView)
+        }
     }
 
     let files: [String: File]
-    /// Each file's ETag, worked out when it is first served (not for every file at start).
-    private let etags = Locked<[String: String]>([:])
-
-    /// Sent with every answer, and what `If-Range` must name for a range to be honoured.
-    func etag(_ path: String, of file: File) -> String {
-        if let known = etags.withLockedValue({ $0[path] }) { return known }
-        let etag = ByteRange.etag(of: file.body.readableBytesView)
-        etags.withLockedValue { $0[path] = etag }
-        return etag
-    }
 
     public init(corpus: ImageCorpus) {
         self.init(corpora: [corpus])

@@ -94,6 +94,8 @@ struct ResumeTests {
         #expect(range("bytes=0-4,10-14") == .whole)
         #expect(range("bytes=-5") == .whole)
         #expect(range("bytes=20-10") == .whole)
+        #expect(range("bytes=150-120") == .whole)  // invalid before unsatisfiable
+        #expect(range("Bytes=10-") == .part(first: 10, last: 99))
         #expect(range("items=1-2") == .whole)
         #expect(range("bytes=x-") == .whole)
     }

@@ -115,10 +115,12 @@ final class CurlEasy: @unchecked Sendable {
         self.transfer = nil
         if transfer.token.isCancelled {
             transfer.keepPartial()
-            // What the headers promised, when they came: the size a cancelled image would have cost.
+            // What the headers promised, when they came: the size a cancelled image would have cost
+            // (a 206's the rest only: the whole file's is in its Content-Range).
             var announced: curl_off_t = -1
             ib_curl_easy_get_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
-            return .failure(.cancelled(received: transfer.received, announced: announced >= 0 ? Int(announced) : nil))
+            let size = transfer.resume?.status == 206 ? transfer.resume?.rangeTotal : (announced >= 0 ? Int(announced) : nil)
+            return .failure(.cancelled(received: transfer.received, announced: size))
         }
         let partial = PartialTransfer(bytes: transfer.received,
                                       timeToFirstByte: transfer.firstByteAt.map { $0 - min($0, transfer.startedAt) })
@@ -141,6 +143,8 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_get_offset(handle, CURLINFO_TOTAL_TIME_T, &total)
         var result = FetchResult(bytes: transfer.body, size: transfer.received, timeToFirstByte: UInt64(firstByte) * 1_000,
                                  transfer: UInt64(max(0, total - firstByte)) * 1_000)
+        // A resumed request whose answer had no body at all joined nothing to the kept bytes.
+        if transfer.resume?.from != nil && !transfer.bodyBegun { transfer.resume?.refused = true }
         if let resume = transfer.resume, let from = resume.from {
             (result.resumedBytes, result.resumeRefused) = resume.refused ? (0, true) : (from.bytes.count, false)
         }
@@ -181,34 +185,43 @@ final class CurlTransfer {
         self.url = url
         self.partials = partials
         if partials != nil { resume = ResumeState(from: resumeFrom) }
-        if let resumeFrom { body = resumeFrom.bytes }
         observer = keepsBody ? token.bodyObserver : nil
         self.maxBytes = maxBytes
         self.keepsBody = keepsBody
         if let expectedBytes { body.reserveCapacity(min(expectedBytes, maxBytes)) }
     }
 
-    /// A cancelled transfer's body, for `--resume`: kept when its response could be resumed.
+    /// A cancelled transfer's body, for `--resume`: kept when its response could be resumed. One
+    /// cancelled before its body began keeps what it resumed, as it was (its response, maybe of
+    /// another version of the file, gave nothing to join to it).
     func keepPartial() {
-        guard let partials, let resume, !resume.mismatched, resume.status == 200 || resume.status == 206 else { return }
+        guard let partials, let resume, !resume.mismatched else { return }
+        guard bodyBegun else {
+            if let from = resume.from { partials.keep(url, bytes: from.bytes, validator: from.validator, total: from.total) }
+            return
+        }
+        guard resume.status == 200 || resume.status == 206 else { return }
         partials.keep(url, bytes: body, validator: resume.validator, total: resume.total)
     }
 
-    /// At a resumed transfer's first body byte: a 206 continuing the kept bytes keeps them; any
-    /// other answer starts the body afresh (a 200 is the whole body: the range was refused).
-    /// False: a 206 of another range, which must not be appended.
+    /// At a resumed transfer's first body byte: a 206 for exactly the rest of the same file
+    /// (from the kept bytes' end to its end, of its size) starts from the kept bytes; any other
+    /// answer is a body of its own (a 200 is the whole file: the range was refused).
+    /// False: a 206 of another range, which must not be joined to them.
     func beginBody() -> Bool {
         bodyBegun = true
-        guard let from = resume?.from else { return true }
-        if resume?.status == 206 {
-            guard resume?.rangeStart == from.bytes.count else {
-                resume?.mismatched = true
-                return false
-            }
+        guard let resume, let from = resume.from else { return true }
+        guard resume.status == 206 else {
+            if (200..<300).contains(resume.status) { self.resume?.refused = true }
             return true
         }
-        body.removeAll(keepingCapacity: true)
-        if (200..<300).contains(resume?.status ?? 0) { resume?.refused = true }
+        guard resume.rangeStart == from.bytes.count, let end = resume.rangeEnd, end + 1 == from.total,
+              resume.rangeTotal == from.total else {
+            self.resume?.mismatched = true
+            return false
+        }
+        body = from.bytes
+        body.reserveCapacity(from.total)
         return true
     }
 }

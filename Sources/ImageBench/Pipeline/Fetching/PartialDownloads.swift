@@ -8,7 +8,7 @@ public final class PartialDownloads: Sendable {
     /// What one cancelled transfer left: its body so far and the validator it came with.
     public struct Entry: Sendable, Equatable {
         public let bytes: [UInt8]
-        /// The response's ETag, or else its Last-Modified: what If-Range sends back.
+        /// The response's ETag: what If-Range sends back.
         public let validator: String
         /// The whole body's size, as the response announced it.
         public let total: Int
@@ -60,24 +60,25 @@ public final class PartialDownloads: Sendable {
 struct ResumeState {
     /// The entry it asked for the rest of (nil: a whole download).
     var from: PartialDownloads.Entry?
-    /// The last response's status, validator and Content-Range start, from its headers.
+    /// The last response's status, ETag and Content-Range, from its headers.
     var status = 0
     var etag: String?
-    var lastModified: String?
-    var rangeStart: Int?
+    var rangeStart: Int?, rangeEnd: Int?, rangeTotal: Int?
     var announcedLength: Int?
     /// The server answered a range request with the whole body (200): counted, and used.
     var refused = false
     /// A 206 whose range does not start where the kept bytes end: nothing of it can be used.
     var mismatched = false
 
-    var validator: String? { etag ?? lastModified }
+    /// Only an ETag: If-Range with a date is allowed only for a strong one (RFC 9110 §13.1.5),
+    /// which a Last-Modified a second apart from a change is not.
+    var validator: String? { etag }
 
     /// Reads one header line of the response (a status line starts a new response).
     mutating func read(headerLine line: String) {
         if line.hasPrefix("HTTP/") {
             status = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-            (etag, lastModified, rangeStart, announcedLength) = (nil, nil, nil, nil)
+            (etag, rangeStart, rangeEnd, rangeTotal, announcedLength) = (nil, nil, nil, nil, nil)
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
@@ -85,18 +86,19 @@ struct ResumeState {
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         switch name {
         case "etag": etag = value
-        case "last-modified": lastModified = value
         case "content-length": announcedLength = Int(value)
         case "content-range":
             // "bytes 1000-4999/5000"
-            rangeStart = value.split(separator: " ").dropFirst().first?.split(separator: "-").first.flatMap { Int($0) }
+            guard let spec = value.split(separator: " ").dropFirst().first else { break }
+            let parts = spec.split(separator: "/", maxSplits: 1)
+            let bounds = parts.first?.split(separator: "-", maxSplits: 1) ?? []
+            rangeStart = bounds.first.flatMap { Int($0) }
+            rangeEnd = bounds.count == 2 ? Int(bounds[1]) : nil
+            rangeTotal = parts.count == 2 ? Int(parts[1]) : nil
         default: break
         }
     }
 
-    /// The whole body's size as this response announces it.
-    var total: Int? {
-        guard let announcedLength else { return nil }
-        return status == 206 ? announcedLength + (rangeStart ?? 0) : announcedLength
-    }
+    /// The whole body's size as this response announces it (a 206's Content-Range has it).
+    var total: Int? { status == 206 ? rangeTotal : announcedLength }
 }
