@@ -183,6 +183,16 @@ int ib_jpeg_fill_pass(struct jpeg_decompress_struct *cinfo, uint32_t target_widt
     return IB_IMAGE_OK;
 }
 
+int ib_jpeg_open_for_cell(struct jpeg_decompress_struct *cinfo, uint32_t target_width, uint32_t target_height,
+                          uint64_t max_pixels, ib_decode_report *report, char *error) {
+    jpeg_read_header(cinfo, TRUE);
+    report->source_width = cinfo->image_width;
+    report->source_height = cinfo->image_height;
+    if ((uint64_t)cinfo->image_width * cinfo->image_height > max_pixels) return IB_IMAGE_TOO_LARGE;
+    int scale = ib_jpeg_scale_for(cinfo->image_width, cinfo->image_height, target_width, target_height);
+    return ib_jpeg_prepare(cinfo, scale, error);
+}
+
 int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
                         uint32_t target_height, uint64_t max_pixels, uint8_t *output,
                         size_t output_capacity, ib_decode_report *report, char *error) {
@@ -198,15 +208,7 @@ int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_widt
     }
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
-    jpeg_read_header(&cinfo, TRUE);
-    report->source_width = cinfo.image_width;
-    report->source_height = cinfo.image_height;
-    if ((uint64_t)cinfo.image_width * cinfo.image_height > max_pixels) {
-        jpeg_destroy_decompress(&cinfo);
-        return IB_IMAGE_TOO_LARGE;
-    }
-    int scale = ib_jpeg_scale_for(cinfo.image_width, cinfo.image_height, target_width, target_height);
-    int status = ib_jpeg_prepare(&cinfo, scale, error);
+    int status = ib_jpeg_open_for_cell(&cinfo, target_width, target_height, max_pixels, report, error);
     if (status != IB_IMAGE_OK) {
         jpeg_destroy_decompress(&cinfo);
         return status;

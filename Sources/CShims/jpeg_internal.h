@@ -23,6 +23,12 @@ int ib_jpeg_status_for(int msg_code);
 void ib_jpeg_setup_errors(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err, char *message);
 int ib_jpeg_prepare(struct jpeg_decompress_struct *cinfo, int scale_denom, char *error);
 
+/// A fill decode's start, once its source is set: reads the header (the source size into
+/// `report`), refuses more than max_pixels before anything is allocated, and sets the DCT scale
+/// for the cell. Call it inside the caller's setjmp scope: libjpeg's errors longjmp there.
+int ib_jpeg_open_for_cell(struct jpeg_decompress_struct *cinfo, uint32_t target_width, uint32_t target_height,
+                          uint64_t max_pixels, ib_decode_report *report, char *error);
+
 /// The rows of an output pass (after jpeg_start_decompress, or jpeg_start_output in buffered-image
 /// mode) through the aspect-fill box filter into `output`; stops after the crop's last row, the
 /// caller finishes the pass. Writes the geometry used; IB_IMAGE_NO_MEMORY if `output` is too small.

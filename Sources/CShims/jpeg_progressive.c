@@ -101,15 +101,7 @@ int ib_jpeg_decode_preview(const uint8_t *data, size_t length, uint32_t target_w
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)end);
     cinfo.src->fill_input_buffer = ib_jpeg_end_of_prefix;  // skip_input_data calls it too
-    jpeg_read_header(&cinfo, TRUE);
-    report->source_width = cinfo.image_width;
-    report->source_height = cinfo.image_height;
-    if ((uint64_t)cinfo.image_width * cinfo.image_height > max_pixels) {
-        jpeg_destroy_decompress(&cinfo);
-        return IB_IMAGE_TOO_LARGE;
-    }
-    int scale = ib_jpeg_scale_for(cinfo.image_width, cinfo.image_height, target_width, target_height);
-    int status = ib_jpeg_prepare(&cinfo, scale, error);
+    int status = ib_jpeg_open_for_cell(&cinfo, target_width, target_height, max_pixels, report, error);
     if (status != IB_IMAGE_OK) {
         jpeg_destroy_decompress(&cinfo);
         return status;

@@ -12,7 +12,8 @@ extension ImagePipeline {
         var stages: StageTimes
         let attempts: Int
         let earlierBytes: Int
-        let bytes: Int
+        /// Body bytes this fetch received (a failed one's are passed to `finish`).
+        var bytes = 0
         var bodySize: Int?
         var decodeWarnings = 0
         var resumedBytes = 0, resumeRefused = false
@@ -37,7 +38,7 @@ extension ImagePipeline {
         }
     }
 
-    /// The fetch's outcome, then the decode here or on the decode queue. `inline`: every stage
+    /// The fetch's outcome, then the decode here or on the decode queue. `fullSize`: every stage
     /// here (the naive disk read on the main loop).
     func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, request: LoadRequest,
                  id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64,
@@ -46,7 +47,7 @@ extension ImagePipeline {
         let fetchEnd = MonotonicClock.now()
         let fetchTime = fetchEnd - min(fetchEnd, fetchStarted)
         var load = Arrived(source: source, request: request, id: id, token: token, stages: initial, attempts: attempts,
-                           earlierBytes: earlierBytes, bytes: 0, stageEnded: fetchEnd)
+                           earlierBytes: earlierBytes, stageEnded: fetchEnd)
         let result: FetchResult
         switch fetched {
         case .failure(let error):
@@ -61,9 +62,8 @@ extension ImagePipeline {
         case .success(let success):
             result = success
         }
-        load = Arrived(source: source, request: request, id: id, token: token, stages: load.stages, attempts: attempts,
-                       earlierBytes: earlierBytes, bytes: result.size, bodySize: result.size + result.resumedBytes,
-                       resumedBytes: result.resumedBytes, resumeRefused: result.resumeRefused, stageEnded: fetchEnd)
+        (load.bytes, load.bodySize) = (result.size, result.size + result.resumedBytes)
+        (load.resumedBytes, load.resumeRefused) = (result.resumedBytes, result.resumeRefused)
         load.stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
         load.stages.transfer = fetchTime - load.stages.timeToFirstByte
         guard !token.isCancelled else { return load.finish(.cancelled) }

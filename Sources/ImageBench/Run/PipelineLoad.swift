@@ -21,7 +21,7 @@ struct PipelineLoad: LoadWork {
     /// Set before the fetch: the transfer watches its body for complete scans, and resumes or
     /// keeps a partial body.
     private func prepareTransfer() {
-        token.partialDownloads = partials
+        if let partials { token.partialDownloads = partials }
         guard progressive else { return }
         let inbox = inbox
         token.bodyObserver = ProgressivePreviewer(loadID: id, pipeline: pipeline, offload: transport.kind == .multi) { inbox.post($0) }
