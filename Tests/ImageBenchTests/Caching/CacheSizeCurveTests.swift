@@ -84,8 +84,10 @@ struct CacheSizeCurveRunTests {
             settings.scroll = .revisit
             settings.cancelPolicy = .none
             settings.settleSeconds = 1
-            // The first 15 s of the trace: up and down over the same rows, creeping forward.
-            return try Fixtures.withServedWorkload(settings, seconds: 15) { workload, _ in
+            // The first 25 s of the trace: up and down over the same rows, creeping forward. About
+            // 200 requests: a request is half a point, so 2 points allow for a few that timing
+            // turns (a row merged into a load still under way instead of hitting its image).
+            return try Fixtures.withServedWorkload(settings, seconds: 25) { workload, _ in
                 func run(megabytes: Int) -> RunResult {
                     var sized = settings
                     sized.memoryCacheBytes = megabytes * 1_000_000
