@@ -38,14 +38,15 @@ struct Imgbench: ParsableCommand {
             if subcommand != RunCommand.configuration.commandName { name += " " + subcommand }
             try command.run()
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("\(name): \(failure.message)\n".utf8))
+            // Messages may carry a peer's or a file's text (a URL, a path): one line, escaped and cut.
+            FileHandle.standardError.write(Data("\(name): \(UntrustedText.line(failure.message, limit: 1_000))\n".utf8))
             exit(withError: ExitCode(failure.status))
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
             let reason = message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
             // The help of the subcommand the error is about.
             let help = named.map { "imgbench \($0) --help" } ?? "imgbench --help"
-            FileHandle.standardError.write(Data("\(named.map { "imgbench \($0)" } ?? "imgbench"): \(reason) (see \(help))\n".utf8))
+            FileHandle.standardError.write(Data("\(named.map { "imgbench \($0)" } ?? "imgbench"): \(UntrustedText.line(reason, limit: 1_000)) (see \(help))\n".utf8))
             exit(withError: ExitCode.validationFailure)
         }
     }

@@ -26,22 +26,15 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let plan = try plan()
         let directory = URL(fileURLWithPath: output.out ?? "imgbench-results/\(Timestamp.now())")
-        let existing = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
-        if let existing, !existing.isEmpty, !output.force {
-            throw CommandFailure("--out \(directory.path) is not empty: pass --force to write into it (imgbench's files are replaced)",
-                                 status: 64)
-        }
-        try CommandFailure.catching("cannot write results to \(directory.path)") {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            guard FileManager.default.isWritableFile(atPath: directory.path) else { throw CocoaError(.fileWriteNoPermission) }
+        let claim: OutputClaim
+        do {
+            claim = try OutputClaim.claim(directory, force: output.force)
+        } catch {
+            throw CommandFailure(error.description, status: error.usage ? 64 : 2)
         }
         // A run that fails before writing anything leaves no empty directory behind it.
         var written = false
-        defer {
-            if !written, existing == nil, (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true {
-                try? FileManager.default.removeItem(at: directory)
-            }
-        }
+        defer { claim.release(wroteResults: written) }
         let stop = StopRequest()
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }
@@ -69,6 +62,11 @@ struct RunCommand: ParsableCommand {
         if let reason = results.stoppedBy {
             throw CommandFailure("stopped by \(reason): partial results (\(results.results.count) of \(plan.measuredRuns) runs)",
                                  status: SignalTrap.exitStatus(for: reason))
+        }
+        // A stop that came while the reports were written: they are whole, but the run was asked
+        // to end, and says so in its status (143 for SIGTERM), as a stop during the runs does.
+        if let reason = stop.reason {
+            throw CommandFailure("stopped by \(reason) after the runs: the results are complete", status: SignalTrap.exitStatus(for: reason))
         }
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
         if let broken = RunThresholds.brokenMessage(results.thresholdChecks) { throw CommandFailure(broken, status: 1) }

@@ -7,8 +7,9 @@ import Synchronization
 /// deleted and counted, never served, and the caller fetches the image again. Over `sizeLimit` the
 /// least recently used entries are removed; recency survives between runs through file times.
 ///
-/// One process at a time per directory: opening the cache deletes temporary files, which only a
-/// process that died mid-write leaves behind.
+/// One process at a time per directory: opening the cache deletes its temporary files, which only
+/// a process that died mid-write leaves behind. It touches only names it made (`DiskCacheMarker`):
+/// entries are regular files named by 32 hex digits, removed with unlink, never recursively.
 public final class DiskCache: Sendable {
     /// 256 MB by default: the whole default corpus (about 60 MB) several times over, so a warm
     /// second run finds everything.
@@ -46,6 +47,7 @@ public final class DiskCache: Sendable {
     public let sizeLimit: Int
     private let index: Locked<Index>
     private let temporaryCounter = Atomic<Int>(0)
+    let marker: DiskCacheMarker
 
     public init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(OpenError) {
         self.directory = directory
@@ -59,16 +61,18 @@ public final class DiskCache: Sendable {
         guard manager.isWritableFile(atPath: directory.path) else {
             throw OpenError(description: "disk cache directory \(directory.path) is not writable")
         }
+        let marker = try DiskCacheMarker.open(in: directory)
+        self.marker = marker
         var index = Index()
         let names = (try? manager.contentsOfDirectory(atPath: directory.path)) ?? []
         var found: [(name: String, size: Int, modified: Date)] = []
         for name in names {
             let path = directory.appendingPathComponent(name).path
-            if name.hasPrefix(".tmp-") {
-                try? manager.removeItem(atPath: path)  // a write that never finished
+            if name.hasPrefix(marker.temporaryPrefix) {
+                if DiskCacheMarker.isRegularFile(path) { unlink(path) }  // a write that never finished
                 continue
             }
-            guard Self.isEntryName(name), let attributes = try? manager.attributesOfItem(atPath: path),
+            guard Self.isEntryName(name), DiskCacheMarker.isRegularFile(path), let attributes = try? manager.attributesOfItem(atPath: path),
                   let size = attributes[.size] as? Int else { continue }
             found.append((name, size, attributes[.modificationDate] as? Date ?? .distantPast))
         }
@@ -88,7 +92,7 @@ public final class DiskCache: Sendable {
                 victims.append(name)
             }
         }
-        for name in victims { try? manager.removeItem(at: directory.appendingPathComponent(name)) }
+        for name in victims { unlink(directory.appendingPathComponent(name).path) }
         self.index = Locked(index)
     }
 
@@ -129,11 +133,11 @@ public final class DiskCache: Sendable {
     /// (or a later run after a crash) sees the old entry, the new one, or none, never half of one.
     public func store(_ bytes: [UInt8], for url: String) {
         let name = Self.fileName(for: url)
-        let temporary = directory.appendingPathComponent(".tmp-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)")
+        let temporary = directory.appendingPathComponent(marker.temporaryPrefix + "\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)")
         let entry = Self.encode(bytes, url: url)
         guard FileManager.default.createFile(atPath: temporary.path, contents: Data(entry)),
               rename(temporary.path, directory.appendingPathComponent(name).path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary.path)
             return
         }
         let evicted = index.withLockedValue { index -> [String] in
@@ -154,7 +158,7 @@ public final class DiskCache: Sendable {
             }
             return evicted
         }
-        for victim in evicted { try? FileManager.default.removeItem(at: directory.appendingPathComponent(victim)) }
+        for victim in evicted { unlink(directory.appendingPathComponent(victim).path) }
     }
 
     private func discard(_ name: String) {
@@ -163,7 +167,7 @@ public final class DiskCache: Sendable {
             index.statistics.discarded += 1
             index.statistics.misses += 1
         }
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        unlink(directory.appendingPathComponent(name).path)
     }
 
     /// Reads and verifies every entry against the URL stored in it: how a test (or a worried user)

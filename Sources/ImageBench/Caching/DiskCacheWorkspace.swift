@@ -12,17 +12,20 @@ public final class DiskCacheWorkspace: Sendable {
     public let directory: URL
     public let sizeLimit: Int
     private let baseline: [String]
+    private let marker: DiskCacheMarker
     /// Finished runs' directories, merged back by `close`.
     private let finished = Locked<[URL]>([])
 
     public init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(DiskCache.OpenError) {
-        // A run killed before it finished left its directory behind: its entries are whole (each
-        // was renamed into place), so they are kept.
+        // Opening the cache once validates the directory, clears its dead temporary files and trims.
+        var cache = try DiskCache(directory: directory, sizeLimit: sizeLimit)
+        // A run killed before it finished left its folder behind: its entries are whole (each was
+        // renamed into place), so they are kept. Only this cache's own run folders (its id).
         let stale = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .filter { $0.hasPrefix(".run-") }
-        for name in stale { Self.mergeBack(from: directory.appendingPathComponent(name), into: directory) }
-        // Opening the cache once validates the directory, clears dead temporary files and trims.
-        let cache = try DiskCache(directory: directory, sizeLimit: sizeLimit)
+            .filter { $0.hasPrefix(cache.marker.runPrefix) }
+        for name in stale { Self.mergeBack(from: directory.appendingPathComponent(name), into: directory, marker: cache.marker) }
+        if !stale.isEmpty { cache = try DiskCache(directory: directory, sizeLimit: sizeLimit) }
+        marker = cache.marker
         self.directory = cache.directory
         self.sizeLimit = sizeLimit
         baseline = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
@@ -31,8 +34,8 @@ public final class DiskCacheWorkspace: Sendable {
 
     /// A cache for one run, starting from the baseline.
     public func cacheForRun(_ index: Int) throws(DiskCache.OpenError) -> DiskCache {
-        let runDirectory = directory.appendingPathComponent(".run-\(getpid())-\(index)")
-        try? FileManager.default.removeItem(at: runDirectory)
+        let runDirectory = directory.appendingPathComponent(marker.runPrefix + "\(getpid())-\(index)")
+        marker.removeRunFolder(runDirectory)  // one of an earlier process with this pid
         do {
             try FileManager.default.createDirectory(at: runDirectory, withIntermediateDirectories: true)
         } catch {
@@ -56,10 +59,10 @@ public final class DiskCacheWorkspace: Sendable {
             defer { finished.removeAll() }
             return finished
         }
-        for runDirectory in directories { Self.mergeBack(from: runDirectory, into: directory) }
+        for runDirectory in directories { Self.mergeBack(from: runDirectory, into: directory, marker: marker) }
     }
 
-    private static func mergeBack(from runDirectory: URL, into directory: URL) {
+    private static func mergeBack(from runDirectory: URL, into directory: URL, marker: DiskCacheMarker) {
         let manager = FileManager.default
         let names = ((try? manager.contentsOfDirectory(atPath: runDirectory.path)) ?? []).filter(DiskCache.isEntryName)
         for name in names {
@@ -68,10 +71,10 @@ public final class DiskCacheWorkspace: Sendable {
             if let a = try? manager.attributesOfItem(atPath: source)[.systemFileNumber] as? Int,
                let b = try? manager.attributesOfItem(atPath: target)[.systemFileNumber] as? Int, a == b { continue }
             // Link under a temporary name, then rename over: the user's entry is replaced atomically.
-            let temporary = directory.appendingPathComponent(".tmp-merge-\(getpid())-\(name)").path
+            let temporary = directory.appendingPathComponent(marker.temporaryPrefix + "merge-\(getpid())-\(name)").path
             unlink(temporary)
             if link(source, temporary) == 0 && rename(temporary, target) != 0 { unlink(temporary) }
         }
-        try? manager.removeItem(at: runDirectory)
+        marker.removeRunFolder(runDirectory)
     }
 }

@@ -15,7 +15,8 @@ public final class TerminalProgress: BenchmarkObserver {
     }
 
     public func preparing(_ message: String) {
-        emit(message, final: true)
+        // It names sources and manifests' URLs: text from outside, shown escaped and cut.
+        emit(UntrustedText.line(message, limit: 1_000), final: true)
     }
 
     public func corpusProgress(done: Int, total: Int) {

@@ -26,11 +26,19 @@ public struct BenchmarkResults: Sendable {
 
     public var partial: Bool { stoppedBy != nil }
 
-    /// When no run displayed a single image and there were errors: why, for exit status 2.
+    /// When no run displayed a single image though loads were made: why, for exit status 2. A
+    /// source that stops answering after the preflight leaves no error (every load was cancelled
+    /// as its row left), yet nothing was measured.
     public var nothingLoaded: String? {
-        guard !results.isEmpty, results.allSatisfy({ $0.summary.displayed == 0 }) else { return nil }
+        guard !partial, !results.isEmpty, results.allSatisfy({ $0.summary.displayed == 0 }) else { return nil }
         let failures = results.flatMap(\.requests).filter { $0.outcome == .error }
-        guard let first = failures.first else { return nil }
+        guard let first = failures.first else {
+            let loads = results.reduce(0) { $0 + $1.summary.networkFetches }
+            guard loads > 0 else { return nil }
+            let cancelled = results.reduce(0) { $0 + $1.summary.cancelledQueued + $1.summary.cancelledInflight }
+            return "no image could be loaded: \(loads) network loads, \(cancelled) cancelled as their rows left, none finished "
+                + "(did the source stop answering?)"
+        }
         var classes: [ErrorClass: Int] = [:]
         for failure in failures { if let errorClass = failure.errorClass { classes[errorClass, default: 0] += 1 } }
         let summary = classes.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
@@ -111,7 +119,7 @@ public enum Benchmark {
                 if stop?.isRequested == true { return stopped(plan) }
             }
             let first = prepared.workload(plan.formats[0])
-            (prepared.corpusImages, prepared.corpusBytes) = (first.images.count, first.images.reduce(0) { $0 + ($1.expectedBytes ?? 0) })
+            (prepared.corpusImages, prepared.corpusBytes) = (first.images.count, first.images.reduce(0) { CheckedNumber.sum($0, $1.expectedBytes ?? 0) })
         }
         let workload = prepared.workload(plan.formats[0])
         defer { server?.shutdown() }

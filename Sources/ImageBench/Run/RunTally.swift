@@ -221,7 +221,8 @@ struct RunTally {
             let image = run.workload.images[imageID]
             savedPixels += image.sourcePixels ?? 0
             if run.diskCache?.contains(image.cacheKey.text) == true { continue }  // it would have come from disk
-            bytesSaved += max(0, (image.expectedBytes ?? learnedBytes[imageID] ?? 0) - partialBytes[imageID, default: 0])
+            // Sizes came from a manifest or a peer's headers: summed without trapping.
+            bytesSaved = CheckedNumber.sum(bytesSaved, max(0, (image.expectedBytes ?? learnedBytes[imageID] ?? 0) - partialBytes[imageID, default: 0]))
         }
         let disk = run.diskCache?.statistics ?? DiskCache.Statistics()
         var summary = RunSummary()

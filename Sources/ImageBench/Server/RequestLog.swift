@@ -42,7 +42,8 @@ public final class RequestLog: Sendable {
     public func record(_ request: ServedRequest) {
         guard level == .requests || (level == .errors && (request.status >= 400 || request.fault != nil)) else { return }
         let full = buffer.withLockedValue { buffer in
-            buffer.append(contentsOf: (request.description + "\n").utf8)
+            // The path is the client's: escaped, so `%0a` cannot forge a line nor `%1b` drive a terminal.
+            buffer.append(contentsOf: (UntrustedText.line(request.description, limit: 1_000) + "\n").utf8)
             return buffer.count >= Self.flushBytes
         }
         if full { flush() }

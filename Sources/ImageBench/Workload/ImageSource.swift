@@ -135,7 +135,9 @@ public enum Manifest {
         }
         let header = CSVTable.parse(String(headerLine)).first?.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? []
         guard let urlColumn = header.firstIndex(of: "url") else {
-            throw ParseError(description: "\(name):1: the CSV header has no url column (got: \(header.joined(separator: ", ")))")
+            // The header's words are not quoted: a file given by mistake (--source /etc/shadow) must
+            // not have its first line printed.
+            throw ParseError(description: "\(name):1: the CSV header has no url column (\(header.count) columns; is this a manifest?)")
         }
         let sizeColumn = header.firstIndex(of: "bytes") ?? header.firstIndex(of: "size")
         var entries: [ManifestEntry] = []
@@ -147,8 +149,8 @@ public enum Manifest {
             }
             var bytes: Int?
             if let sizeColumn, !fields[sizeColumn].isEmpty {
-                guard let value = Int(fields[sizeColumn]), value >= 0 else {
-                    throw ParseError(description: "\(place): size '\(fields[sizeColumn])' is not a whole number of bytes")
+                guard let value = CheckedNumber.byteCount(fields[sizeColumn].trimmingCharacters(in: .whitespaces)) else {
+                    throw ParseError(description: "\(place): the size is not a whole number of bytes up to \(CheckedNumber.maxByteCount)")
                 }
                 bytes = value
             }
@@ -164,8 +166,8 @@ public enum Manifest {
             throw ParseError(description: "\(place()): expected a URL string or an object with a \"url\"")
         }
         let size = object["bytes"] ?? object["size"]
-        guard size == nil || (size as? Int).map({ $0 >= 0 }) == true else {
-            throw ParseError(description: "\(place()): size is not a whole number of bytes")
+        guard size == nil || (size as? Int).map({ (0...CheckedNumber.maxByteCount).contains($0) }) == true else {
+            throw ParseError(description: "\(place()): size is not a whole number of bytes up to \(CheckedNumber.maxByteCount)")
         }
         return ManifestEntry(url: try checked(url, place: place()), bytes: size as? Int)
     }
@@ -173,7 +175,7 @@ public enum Manifest {
     static func checked(_ text: String, place: @autoclosure () -> String) throws(ParseError) -> String {
         let url = text.trimmingCharacters(in: .whitespaces)
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
-            throw ParseError(description: "\(place()): '\(url)' is not an http(s) URL")
+            throw ParseError(description: "\(place()): not an http(s) URL")
         }
         return url
     }

@@ -15,7 +15,7 @@ struct DiskCacheTests {
         cache.store(payload, for: url)
         #expect(cache.data(for: url) == payload)
         #expect(cache.data(for: "http://example.test/other") == nil)
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != DiskCacheMarker.fileName }
         #expect(files == [DiskCache.fileName(for: url)])
         #expect(DiskCache.isEntryName(files[0]))
         #expect(cache.statistics == DiskCache.Statistics(hits: 1, misses: 1, writes: 1, discarded: 0, evictions: 0))
@@ -71,14 +71,38 @@ struct DiskCacheTests {
         #expect(reopened.count == 1)
     }
 
-    @Test("temporary files of a write that never finished are removed when the cache opens")
+    @Test("its own temporary files of a write that never finished are removed when the cache opens; nothing it did not make is touched")
     func deadTemporaryFiles() throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(".tmp-123-1").path, contents: Data([1, 2, 3]))
-        let cache = try DiskCache(directory: directory)
+        let marker = try DiskCache(directory: directory).marker
+        func make(_ name: String) { _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data([1, 2, 3])) }
+        make(marker.temporaryPrefix + "123-1")
+        // A user's files beside the cache, and another cache's prefix: never touched.
+        make(".tmp-123-1")
+        make(".imgbench-tmp-00000000000000ff-1")
+        let backup = directory.appendingPathComponent(".run-backup")
+        try FileManager.default.createDirectory(at: backup, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: backup.appendingPathComponent("important.txt").path, contents: Data("keep".utf8))
+        // A folder named like an entry is not an entry: neither counted nor removed.
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent(String(repeating: "a", count: 32)), withIntermediateDirectories: true)
+        let cache = try DiskCache(directory: directory, sizeLimit: 1)
         #expect(cache.count == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        #expect(cache.marker == marker)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+                == [DiskCacheMarker.fileName, ".tmp-123-1", ".imgbench-tmp-00000000000000ff-1", ".run-backup", String(repeating: "a", count: 32)])
+        // A workspace (which merges killed runs' folders back) leaves them alone too.
+        _ = try DiskCacheWorkspace(directory: directory)
+        #expect(try String(contentsOf: backup.appendingPathComponent("important.txt"), encoding: .utf8) == "keep")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(".tmp-123-1").path))
+    }
+
+    @Test("a marker that is not imgbench's is refused, naming it")
+    func foreignMarker() throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent(DiskCacheMarker.fileName).path, contents: Data("hello".utf8))
+        #expect(throws: DiskCache.OpenError.self) { try DiskCache(directory: directory) }
     }
 
     @Test("an unwritable directory is refused with its path")

@@ -190,7 +190,7 @@ extension ChildProcessRuns {
             try process.run()
             // Wait until the run is writing entries (into its run directory), then kill it mid-stream.
             func written() -> Int {
-                let runs = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(".run-") }
+                let runs = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(".imgbench-run-") }
                 return runs.reduce(0) { total, run in
                     total + (((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(run).path)) ?? [])
                         .filter(DiskCache.isEntryName).count)
@@ -216,7 +216,7 @@ extension ChildProcessRuns {
             #expect(audit.invalid.isEmpty)
             #expect(audit.valid >= 30)
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-                .filter { $0.hasPrefix(".tmp-") || $0.hasPrefix(".run-") }
+                .filter { $0.hasPrefix(".imgbench-tmp-") || $0.hasPrefix(".imgbench-run-") }
             #expect(leftovers.isEmpty, "\(leftovers)")
             let next = try await CachePolicyTests.run(rows: 200) { $0.diskCacheDirectory = directory.path }
             #expect(next.diskHits > 0)

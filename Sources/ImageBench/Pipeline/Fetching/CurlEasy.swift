@@ -119,8 +119,10 @@ final class CurlEasy: @unchecked Sendable {
             // (a 206's the rest only: the whole file's is in its Content-Range).
             var announced: curl_off_t = -1
             ib_curl_easy_get_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
+            // A size past --max-bytes could never have been downloaded: it saved nothing, and a
+            // peer's 2^63 - 1 must not reach the run's sums.
             let size = transfer.resume?.status == 206 ? transfer.resume?.rangeTotal : (announced >= 0 ? Int(announced) : nil)
-            return .failure(.cancelled(received: transfer.received, announced: size))
+            return .failure(.cancelled(received: transfer.received, announced: size.flatMap { $0 <= limits.maxBytes ? $0 : nil }))
         }
         let partial = PartialTransfer(bytes: transfer.received,
                                       timeToFirstByte: transfer.firstByteAt.map { $0 - min($0, transfer.startedAt) })
@@ -152,80 +154,6 @@ final class CurlEasy: @unchecked Sendable {
     }
 }
 
-/// One transfer's state, reached from curl's C callbacks through their user-data pointer. Only
-/// the thread running the transfer touches it.
-final class CurlTransfer {
-    let token: LoadToken
-    let maxBytes: Int
-    let keepsBody: Bool
-    var body: [UInt8] = []
-    /// Body bytes arrived, kept or not.
-    var received = 0
-    var tooLarge = false
-    /// When the transfer began, its response's first byte came (nil: none did), and when it
-    /// began or its last byte arrived.
-    let startedAt = MonotonicClock.now()
-    var firstByteAt: UInt64?
-    lazy var lastActivity = startedAt
-    var stalled = false
-    /// The blank line that ends a response's headers arrived (of the last response, after redirects
-    /// and 100 Continue).
-    var headersComplete = false
-    let observer: (any BodyObserver)?
-    /// `--resume`: where it keeps its body if cancelled, and what it resumes (nil: off).
-    let url: String
-    let partials: PartialDownloads?
-    var resume: ResumeState?
-    /// Whether the last response's body has begun (a resumed transfer checks its status then).
-    var bodyBegun = false
-
-    init(token: LoadToken, maxBytes: Int, expectedBytes: Int?, keepsBody: Bool = true, url: String = "",
-         partials: PartialDownloads? = nil, resumeFrom: PartialDownloads.Entry? = nil) {
-        self.token = token
-        self.url = url
-        self.partials = partials
-        if partials != nil { resume = ResumeState(from: resumeFrom) }
-        observer = keepsBody ? token.bodyObserver : nil
-        self.maxBytes = maxBytes
-        self.keepsBody = keepsBody
-        if let expectedBytes { body.reserveCapacity(min(expectedBytes, maxBytes)) }
-    }
-
-    /// A cancelled transfer's body, for `--resume`: kept when its response could be resumed. One
-    /// cancelled before its body began keeps what it resumed, as it was (its response, maybe of
-    /// another version of the file, gave nothing to join to it).
-    func keepPartial() {
-        guard let partials, let resume, !resume.mismatched else { return }
-        guard bodyBegun else {
-            if let from = resume.from { partials.keep(url, bytes: from.bytes, validator: from.validator, total: from.total) }
-            return
-        }
-        guard resume.status == 200 || resume.status == 206 else { return }
-        partials.keep(url, bytes: body, validator: resume.validator, total: resume.total)
-    }
-
-    /// At a resumed transfer's first body byte: a 206 for exactly the rest of the same file
-    /// (from the kept bytes' end to its end, of its size) starts from the kept bytes; any other
-    /// answer is a body of its own (a 200 is the whole file: the range was refused).
-    /// False: a 206 of another range, which must not be joined to them.
-    func beginBody() -> Bool {
-        bodyBegun = true
-        guard let resume, let from = resume.from else { return true }
-        guard resume.status == 206 else {
-            if (200..<300).contains(resume.status) { self.resume?.refused = true }
-            return true
-        }
-        guard resume.rangeStart == from.bytes.count, let end = resume.rangeEnd, end + 1 == from.total,
-              resume.rangeTotal == from.total else {
-            self.resume?.mismatched = true
-            return false
-        }
-        body = from.bytes
-        body.reserveCapacity(from.total)
-        return true
-    }
-}
-
 // Returning fewer bytes than offered aborts the transfer (CURLE_WRITE_ERROR): the fastest way
 // to stop a body that is still arriving.
 private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
@@ -240,7 +168,7 @@ private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
     }
     if !transfer.bodyBegun && !transfer.beginBody() { return 0 }
     transfer.received += length
-    if transfer.keepsBody { transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
+    if transfer.keepsBody { transfer.append(UnsafeRawBufferPointer(start: data, count: length)) }
     transfer.lastActivity = MonotonicClock.now()
     transfer.observer?.bodyGrew(transfer.body)
     return length

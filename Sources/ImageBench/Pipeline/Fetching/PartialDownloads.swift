@@ -86,15 +86,17 @@ struct ResumeState {
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         switch name {
         case "etag": etag = value
-        case "content-length": announcedLength = Int(value)
+        // Every number is checked (digits only, at most CheckedNumber.maxByteCount) before any
+        // arithmetic: a range ending at 2^63 - 1 must be refused, not overflow `end + 1`.
+        case "content-length": announcedLength = CheckedNumber.byteCount(value)
         case "content-range":
             // "bytes 1000-4999/5000"
             guard let spec = value.split(separator: " ").dropFirst().first else { break }
             let parts = spec.split(separator: "/", maxSplits: 1)
             let bounds = parts.first?.split(separator: "-", maxSplits: 1) ?? []
-            rangeStart = bounds.first.flatMap { Int($0) }
-            rangeEnd = bounds.count == 2 ? Int(bounds[1]) : nil
-            rangeTotal = parts.count == 2 ? Int(parts[1]) : nil
+            rangeStart = bounds.first.flatMap { CheckedNumber.byteCount($0) }
+            rangeEnd = bounds.count == 2 ? CheckedNumber.byteCount(bounds[1]) : nil
+            rangeTotal = parts.count == 2 ? CheckedNumber.byteCount(parts[1]) : nil
         default: break
         }
     }
