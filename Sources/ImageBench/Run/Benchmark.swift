@@ -71,10 +71,11 @@ public enum Benchmark {
             observer?.preparing("fetching the manifest at \(url)")
             // The results keep the entries, as for a manifest file: the directory stays readable.
             let fetched: Result<ImageSource, BenchmarkError> = Result { () throws(BenchmarkError) in
-                try fetchManifest(url, limits: plan.settings.fetchLimits, stop: stop)
+                try fetchManifest(url, limits: plan.settings.fetchLimits, reach: plan.settings.manifestReach, stop: stop)
             }
             if stop?.isRequested == true { return stopped(plan) }
             plan.settings.source = try fetched.get()
+            plan.settings.keepManifestEntriesInUse()
         }
         let settings = plan.settings
         // A plan the machine cannot hold is refused before anything is allocated.
@@ -212,7 +213,7 @@ public enum Benchmark {
     }
 
     /// The manifest a URL answers with, or why there is none (exit 2: the source is unusable).
-    static func fetchManifest(_ url: String, limits: FetchLimits, stop: StopRequest? = nil) throws(BenchmarkError) -> ImageSource {
+    static func fetchManifest(_ url: String, limits: FetchLimits, reach: Int? = nil, stop: StopRequest? = nil) throws(BenchmarkError) -> ImageSource {
         let body: [UInt8]
         do {
             body = try CurlFetcher(limits: limits).fetch(url, expectedBytes: nil, token: stoppable(by: stop)).bytes
@@ -220,7 +221,7 @@ public enum Benchmark {
             throw BenchmarkError(description: "cannot fetch the manifest at \(url): \(error)")
         }
         do {
-            return .manifest(path: url, entries: try Manifest.parse(Data(body), name: url))
+            return .manifest(path: url, entries: try Manifest.parse(Data(body), name: url, limit: reach))
         } catch {
             throw BenchmarkError(description: "the manifest at \(error.description)")
         }

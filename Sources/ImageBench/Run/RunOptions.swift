@@ -65,7 +65,14 @@ public struct RunOptions: Sendable {
             try NetworkProfile(parsing: network ?? "wifi")
         }
         if let source {
-            settings.source = try Self.parsing { () throws(ImageSource.ParseError) in try ImageSource(parsing: source) }
+            // Only the entries the feed can reach are read: a manifest's own order shows its first
+            // `rows`, zipf draws from its first `--images`.
+            var reach = settings
+            reach.imageCount = images
+            reach.feed = feed.flatMap(FeedOrder.init(rawValue:))
+            settings.source = try Self.parsing { () throws(ImageSource.ParseError) in
+                try ImageSource(parsing: source, manifestLimit: reach.manifestReach)
+            }
             for (flag, given) in [("--network", network != nil), ("--faults", faults != nil)] where given {
                 throw PlanError("\(flag) shapes the embedded server; a --source server is used as it is")
             }
@@ -103,6 +110,7 @@ public struct RunOptions: Sendable {
             settings.clients = load.users(clients: clients)
         }
         settings.decodes = decodes
+        settings.keepManifestEntriesInUse()
         settings.shard = try shard.map { text throws(PlanError) in try ClientShard(parsing: text) }
 
         let limits = try Self.list(concurrency, flag: "--concurrency").map { text throws(PlanError) in

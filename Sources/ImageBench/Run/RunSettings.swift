@@ -81,6 +81,18 @@ public struct RunSettings: Sendable, Equatable, Codable {
 
     public var resolvedImageCount: Int { imageCount ?? Feed.defaultImageCount(rows: rows) }
 
+    /// A manifest's entries the feed can reach: in order, the first `rows` (row i shows entry i);
+    /// with zipf, the first `resolvedImageCount`. The rest is dropped as soon as the manifest is
+    /// read, so a million-entry listing costs neither memory through the run nor a summary.json
+    /// the size of the listing.
+    public mutating func keepManifestEntriesInUse() {
+        guard case .manifest(let path, let entries) = source else { return }
+        if entries.count > manifestReach { source = .manifest(path: path, entries: Array(entries.prefix(manifestReach))) }
+    }
+
+    /// How many of a manifest's entries the feed can reach.
+    public var manifestReach: Int { (feed ?? .sequential) == .sequential ? rows : resolvedImageCount }
+
     /// The feed order in force: a manifest is the user's feed, in its order; generated images and
     /// `{id}` templates recur with skewed popularity.
     public var feedOrder: FeedOrder {
