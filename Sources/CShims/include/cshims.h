@@ -249,4 +249,7 @@ void ib_free(void *pointer);
 const char *ib_libpng_version(void);
 int ib_libjpeg_version(void);
 
+/// glibc's malloc_trim(0): gives the free heap of every arena back to the kernel (Server/ConnectionGuard.swift).
+int ib_malloc_trim(void);
+
 #endif

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import NIOCore
 import Synchronization
@@ -7,11 +8,25 @@ import Synchronization
 /// once (below the process's descriptor limit, so `accept` never fails with EMFILE). A new
 /// connection beyond the cap closes the one that has waited longest for a request — a
 /// half-open peer, never a response in flight — as nginx reuses its idle keep-alive connections.
+/// A peer that stops reading gets no more answers once its unsent output passes the write
+/// buffer's high water mark, is not read from until it drains, and is closed after `sendTimeout`
+/// without progress (nginx's `send_timeout`).
 public struct ConnectionLimits: Sendable, Equatable {
     /// Seconds a connection may wait for a complete request (idle keep-alive or headers still arriving).
     public var requestTimeout: Double
     /// Open connections at most; nil: the descriptor limit less a reserve.
     public var maxConnections: Int?
+    /// Seconds a connection's output may stay above the high water mark with no byte taken by the
+    /// peer before it is closed. nginx's `send_timeout` is 60 s; half that here, because this
+    /// server's clients are load tools that read as fast as they can: one that has taken nothing
+    /// for 30 s is gone or hostile. Internal (tests shorten it); no flag, as nobody asked for one.
+    var sendTimeout: Double = 30
+
+    /// Unsent output a connection may hold (NIO's own defaults, set here so the bound is ours):
+    /// above `high`, the server stops answering and reading that connection; below `low`, it
+    /// resumes. Answers share their file's bytes, so a connection holds at most about `high`, one
+    /// answer and the requests of the reads before it stopped (about 1 MB for a pipelining peer).
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 32 * 1_024, high: 64 * 1_024)
 
     public init(requestTimeout: Double = 10, maxConnections: Int? = nil) {
         self.requestTimeout = requestTimeout
@@ -49,19 +64,26 @@ public struct ConnectionLimits: Sendable, Equatable {
 final class ConnectionGuard: Sendable {
     let cap: Int
     private let timeoutNanoseconds: UInt64
+    private let sendTimeoutNanoseconds: UInt64
     private struct Entry {
         let channel: any Channel
         /// When it began waiting for a request; nil while a request is being answered.
         var waitingSince: UInt64?
+        /// While its output is over the high water mark: since when the peer took nothing, and
+        /// how many bytes were unsent then (fewer later is progress).
+        var stalled: (since: UInt64, unsent: Int)?
     }
     private let open = Locked<[ObjectIdentifier: Entry]>([:])
     /// Connections closed for waiting too long, and to make room under the cap.
     let timedOut = Atomic<Int>(0)
     let evicted = Atomic<Int>(0)
+    /// Connections closed because their peer took none of their output for the send timeout.
+    let sendTimedOut = Atomic<Int>(0)
 
     init(limits: ConnectionLimits) {
         cap = limits.effectiveCap()
         timeoutNanoseconds = UInt64(limits.requestTimeout * 1e9)
+        sendTimeoutNanoseconds = UInt64(limits.sendTimeout * 1e9)
     }
 
     var count: Int { open.withLockedValue { $0.count } }
@@ -84,7 +106,21 @@ final class ConnectionGuard: Sendable {
     }
 
     func closed(_ channel: any Channel) {
-        _ = open.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        let last = open.withLockedValue { open in
+            open.removeValue(forKey: ObjectIdentifier(channel))
+            return open.isEmpty
+        }
+        if last { ReleasedMemory.returnToSystem() }
+    }
+
+    /// Its output went over the high water mark with `unsent` bytes waiting.
+    func stalled(_ channel: any Channel, unsent: Int, now: UInt64 = MonotonicClock.now()) {
+        open.withLockedValue { $0[ObjectIdentifier(channel)]?.stalled = (now, unsent) }
+    }
+
+    /// Its output drained below the low water mark.
+    func drained(_ channel: any Channel) {
+        open.withLockedValue { $0[ObjectIdentifier(channel)]?.stalled = nil }
     }
 
     /// A complete request arrived: it is being answered, and no timeout applies.
@@ -97,18 +133,43 @@ final class ConnectionGuard: Sendable {
         open.withLockedValue { $0[ObjectIdentifier(channel)]?.waitingSince = MonotonicClock.now() }
     }
 
-    /// Closes the connections that have waited longer than the request timeout.
+    /// Closes the connections that have waited longer than the request timeout, and those whose
+    /// peer took none of their output for the send timeout.
     func sweep(now: UInt64 = MonotonicClock.now()) {
-        let expired: [any Channel] = open.withLockedValue { open in
+        let (expired, stuck): ([any Channel], [(any Channel, Int)]) = open.withLockedValue { open in
             let keys = open.filter { $0.value.waitingSince.map { now &- $0 > timeoutNanoseconds } ?? false }.map(\.key)
-            return keys.compactMap { open.removeValue(forKey: $0)?.channel }
+            let stuck = open.values.compactMap { entry in
+                entry.stalled.flatMap { now &- $0.since > sendTimeoutNanoseconds ? (entry.channel, $0.unsent) : nil }
+            }
+            return (keys.compactMap { open.removeValue(forKey: $0)?.channel }, stuck)
         }
         timedOut.add(expired.count, ordering: .relaxed)
         for channel in expired { channel.close(promise: nil) }
+        for (channel, unsent) in stuck { closeUnlessProgressed(channel, unsentAtStall: unsent, now: now) }
+    }
+
+    /// Writability alone cannot tell a peer that reads slowly from one that reads nothing: the
+    /// count of unsent bytes can. Fewer than at the stall: the peer took some, and the wait
+    /// starts again from now.
+    private func closeUnlessProgressed(_ channel: any Channel, unsentAtStall: Int, now: UInt64) {
+        channel.getOption(.bufferedWritableBytes).whenComplete { result in
+            if case .success(let unsent) = result, unsent < unsentAtStall {
+                self.open.withLockedValue { open in
+                    if open[ObjectIdentifier(channel)]?.stalled != nil { open[ObjectIdentifier(channel)]?.stalled = (now, unsent) }
+                }
+                return
+            }
+            let removed = self.open.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+            guard removed != nil else { return }  // already closed, or closed by another sweep
+            self.sendTimedOut.add(1, ordering: .relaxed)
+            channel.close(promise: nil)
+        }
     }
 }
 
-/// First in every connection's pipeline: registers it with the guard and leaves when it closes.
+/// First in every connection's pipeline: registers it with the guard, tells it when the
+/// connection's output stalls and drains, and leaves when it closes. (NIO's
+/// `BackPressureHandler`, next in the pipeline, holds its reads while it is stalled.)
 final class ConnectionTracking: ChannelInboundHandler, Sendable {
     typealias InboundIn = NIOAny
     let connections: ConnectionGuard
@@ -123,5 +184,25 @@ final class ConnectionTracking: ChannelInboundHandler, Sendable {
     func channelInactive(context: ChannelHandlerContext) {
         connections.closed(context.channel)
         context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            connections.drained(context.channel)
+        } else {
+            let unsent = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+            connections.stalled(context.channel, unsent: unsent)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+}
+
+/// Gives freed heap back to the kernel when the last connection closes.
+enum ReleasedMemory {
+    /// glibc keeps what a burst freed in each event loop thread's arena rather than unmapping it;
+    /// without this, RSS measured after hostile peers leave stays near its peak. Rare (only when
+    /// the server goes idle) and a few milliseconds, so it costs a serving server nothing.
+    static func returnToSystem() {
+        _ = ib_malloc_trim()
     }
 }

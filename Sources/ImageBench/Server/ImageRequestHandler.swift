@@ -17,6 +17,10 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private var client = 0
     /// False when the request being answered asked to close (`Connection: close`, or HTTP/1.0 without keep-alive).
     private var keepAlive = true
+    /// What waits for the connection's output to drain below the low water mark: the next
+    /// answer, or the rest of a paced body. Answering (or pacing timers writing) regardless
+    /// would queue answers in memory for a peer that pipelines requests and reads nothing.
+    private var whenWritable: (() -> Void)?
 
     init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics, connections: ConnectionGuard) {
         self.files = files
@@ -33,10 +37,28 @@ final class ImageRequestHandler: ChannelInboundHandler {
             if let head = request {
                 connections.answering(context.channel)
                 keepAlive = head.isKeepAlive
-                respond(to: head, context: context)
+                if context.channel.isWritable {
+                    respond(to: head, context: context)
+                } else {
+                    // HTTPServerPipelineHandler holds the requests after this one until its answer ends.
+                    whenWritable = { self.respond(to: head, context: context) }
+                }
             }
             request = nil
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let resume = whenWritable {
+            whenWritable = nil
+            resume()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        whenWritable = nil  // it holds this handler and its context: let both go
+        context.fireChannelInactive()
     }
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
@@ -209,6 +231,11 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private func sendPaced(_ remaining: ByteBuffer, through link: SharedLink, context: ChannelHandlerContext,
                            finish: @escaping (ChannelHandlerContext) -> Void) {
         guard context.channel.isActive else { return }
+        guard context.channel.isWritable else {
+            // Reserve no link time for a peer that is not reading: resume when it has drained.
+            whenWritable = { self.sendPaced(remaining, through: link, context: context, finish: finish) }
+            return
+        }
         var rest = remaining
         guard let chunk = rest.readSlice(length: min(link.chunkSize, rest.readableBytes)) else { return finish(context) }
         let now = MonotonicClock.now()

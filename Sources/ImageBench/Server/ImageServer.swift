@@ -24,7 +24,7 @@ public struct ServedRequest: Sendable, CustomStringConvertible {
 /// Content-Length, TCP_NODELAY (without it a reused loopback connection waits ~40 ms per response
 /// on Nagle and delayed ACKs), the network profile applied server-side (each response waits its
 /// URL's latency, then its body is paced through the shared link), and limits on peers that
-/// idle, send half a request or open too many connections (`ConnectionLimits`).
+/// idle, send half a request, open too many connections or read none of their answers (`ConnectionLimits`).
 public final class ImageServer: Sendable {
     public let host: String
     public let port: Int
@@ -48,9 +48,11 @@ public final class ImageServer: Sendable {
     }
 
     public var baseURL: String { "http://\(host):\(port)" }
-    /// Connections open now, the cap on them, and those closed for waiting too long or to make room.
-    public var connectionCounts: (open: Int, cap: Int, timedOut: Int, evicted: Int) {
-        (connections.count, connections.cap, connections.timedOut.load(ordering: .relaxed), connections.evicted.load(ordering: .relaxed))
+    /// Connections open now, the cap on them, and those closed for waiting too long, to make room,
+    /// or because their peer read none of their output for the send timeout.
+    public var connectionCounts: (open: Int, cap: Int, timedOut: Int, evicted: Int, sendTimedOut: Int) {
+        (connections.count, connections.cap, connections.timedOut.load(ordering: .relaxed), connections.evicted.load(ordering: .relaxed),
+         connections.sendTimedOut.load(ordering: .relaxed))
     }
 
     /// Binds and starts serving; `port` 0 picks a free ephemeral port. `drawsPerPicture`: delay
@@ -68,9 +70,13 @@ public final class ImageServer: Sendable {
                 .serverChannelOption(.backlog, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.writeBufferWaterMark, value: ConnectionLimits.writeBufferWaterMark)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ConnectionTracking(connections))
+                        // No reads while the output is over the high water mark: a peer that
+                        // pipelines requests and reads nothing cannot make the server queue answers.
+                        try channel.pipeline.syncOperations.addHandler(BackPressureHandler())
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         try channel.pipeline.syncOperations.addHandler(
                             ImageRequestHandler(files: files, shaping: shaping, statistics: statistics, connections: connections))
