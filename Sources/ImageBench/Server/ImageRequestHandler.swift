@@ -63,7 +63,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         statistics.requests.add(1, ordering: .relaxed)
-        client = head.headers["X-Imgbench-Client"].first.flatMap(Int.init) ?? 0
+        // A user's number keys its link and its fault counts: only imgbench's own range of users
+        // (a peer varying the header must not grow them without bound); any other is user 0.
+        client = head.headers["X-Imgbench-Client"].first.flatMap(Int.init).flatMap { FlagRanges.sessions.contains($0) ? $0 : nil } ?? 0
         let rawPath = head.uri.prefix { $0 != "?" }
         let path = rawPath.removingPercentEncoding ?? String(rawPath)
         func logged(_ status: HTTPResponseStatus, _ bytes: Int, delay: Double = 0, fault: ServerFaults.Kind? = nil) {

@@ -87,6 +87,32 @@ extension ChildProcessRuns {
             }
         }
 
+        @Test("SIGTERM while the reports are written: they are finished, and the exit status is 143, not 0")
+        func sigtermWhileWritingReports() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("late-term")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let out = root.appendingPathComponent("out")
+                // Many users' requests make requests.csv and timeseries.csv long enough to write that
+                // the signal lands while they are.
+                let run = try BackgroundRun(["--clients", "40", "--duration", "2s", "--no-decode", "--network", "loopback",
+                                             "--rows", "1000", "--strategies", "events", "--transport", "multi", "--out", out.path],
+                                            log: root.appendingPathComponent("stderr.log"))
+                let deadline = Date().addingTimeInterval(120)
+                func writing() -> Bool {
+                    ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).contains { $0 != OutputClaim.fileName }
+                }
+                while Date() < deadline, run.process.isRunning, !writing() { usleep(2_000) }
+                kill(run.process.processIdentifier, SIGTERM)
+                run.process.waitUntilExit()
+                #expect(run.process.terminationStatus == 143, "\(run.output)")
+                #expect(run.output.contains("stopped by SIGTERM"), "\(run.output)")
+                for report in Reports.all {
+                    #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(report.fileName).path), "\(report.fileName)")
+                }
+            }
+        }
+
         @Test("two runs into one --out: the second is refused while the first holds it; a dead run's claim is taken over")
         func outClaimed() async throws {
             try await onOwnThread {

@@ -14,7 +14,8 @@ extension ChildProcessRuns {
                 let directory = try Fixtures.temporaryDirectory("serve")
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let server = try BackgroundRun(["serve", "--port", "0", "--images", "10", "--network", "latency=300ms,jitter=0ms",
-                                                "--log", "requests"], log: directory.appendingPathComponent("stderr.log"))
+                                                "--log", "requests"], log: directory.appendingPathComponent("stderr.log"),
+                                               standardOutput: directory.appendingPathComponent("stdout.log"))
                 let url = try Self.address(of: server)
                 func curlOutput(_ arguments: [String]) throws -> String {
                     let process = Process()
@@ -37,12 +38,17 @@ extension ChildProcessRuns {
                     #expect(fields.first == "200", "\(text)")
                     firstByte.append(Double(fields.last ?? "") ?? 0)
                 }
+                // A path with an encoded newline and escape: logged on one line, the control bytes escaped.
+                _ = try curlOutput(["-o", "/dev/null", "\(url)/a%0aFAKE-LINE%1b%5b31m.jpg"])
                 let median = firstByte.sorted()[2]
                 #expect(median >= 0.3 && median <= 0.36, "time to first byte \(firstByte) s, profile 0.3 s")
                 kill(server.process.processIdentifier, SIGINT)
                 server.process.waitUntilExit()
                 #expect(server.process.terminationStatus == 0)
-                #expect(server.output.contains("stopped after 6 requests"), "\(server.output)")
+                #expect(server.output.contains("stopped after 7 requests"), "\(server.output)")
+                let log = try String(contentsOf: directory.appendingPathComponent("stdout.log"), encoding: .utf8)
+                #expect(log.contains("/a\\x0aFAKE-LINE\\x1b[31m.jpg 404"), "\(log)")
+                #expect(!log.split(separator: "\n").contains { $0.hasPrefix("FAKE-LINE") } && !log.contains("\u{1B}"), "\(log)")
             }
         }
 

@@ -103,8 +103,9 @@ struct BackgroundRun {
     let process = Process()
     let log: URL
 
-    /// `descriptorLimit`: run it under `ulimit -n` that many open files.
-    init(_ arguments: [String], log: URL, descriptorLimit: Int? = nil) throws {
+    /// `descriptorLimit`: run it under `ulimit -n` that many open files. `standardOutput`: where
+    /// its standard output goes (nowhere by default).
+    init(_ arguments: [String], log: URL, descriptorLimit: Int? = nil, standardOutput: URL? = nil) throws {
         self.log = log
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         if let descriptorLimit {
@@ -115,7 +116,12 @@ struct BackgroundRun {
             process.executableURL = Fixtures.executable
             process.arguments = Fixtures.withoutWarmUp(arguments)
         }
-        process.standardOutput = FileHandle.nullDevice
+        if let standardOutput {
+            _ = FileManager.default.createFile(atPath: standardOutput.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: standardOutput)
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
     }
