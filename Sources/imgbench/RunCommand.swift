@@ -35,6 +35,7 @@ struct RunCommand: ParsableCommand {
         // A run that fails before writing anything leaves no empty directory behind it.
         var written = false
         defer { claim.release(wroteResults: written) }
+        for note in options.notes { FileHandle.standardError.write(Data("imgbench: \(note)\n".utf8)) }
         let stop = StopRequest()
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }

@@ -113,6 +113,16 @@ extension Metric {
     public static let bytesResumed = Metric("bytes_resumed", "bytes", nil, .sum, .integer(\.bytesResumed), since03: true)
     public static let resumedLoads = Metric("resumed_loads", "loads", nil, .sum, .integer(\.resumedLoads), since03: true)
     public static let resumesRefused = Metric("resumes_refused", "loads", nil, .sum, .integer(\.resumesRefused), since03: true)
+    /// Settle time: from each moment the scroll comes to rest to the frame every visible row shows
+    /// its final image; censored rests count at their length.
+    public static let settleRests = Metric("settle_rests", "rests", nil, .sum, .integer(\.settleRests), since03: true)
+    public static let settleCensored = Metric("settle_censored", "rests", .lowerIsBetter, .sum, .integer(\.settleCensored), since03: true)
+    public static let settleP50 = distribution("settle_p50_ms", \.settleP50Ms, since03: true)
+    public static let settleP95 = distribution("settle_p95_ms", \.settleP95Ms, since03: true)
+    public static let settleMean = distribution("settle_mean_ms", \.settleMeanMs, since03: true)
+    /// Wait at rest: each rest's mean over the rows on screen of their wait for an image from the
+    /// moment the scroll stopped (cut at the rest's end); the mean over rests. What the verdict ranks by.
+    public static let restWaitMean = distribution("rest_wait_mean_ms", \.restWaitMeanMs, since03: true)
     public static let filterConcurrencyPeak = Metric("filter_concurrency_peak", "loads", nil, .sum, .integer(\.filterConcurrencyPeak), since03: true)
 
     private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
@@ -137,7 +147,7 @@ extension Metric {
         requestP50, requestP90, requestP95, requestP99, requestMax, format, decodeMsPerMpP50, decodeMsPerMpP95,
         networkConcurrencyMean, networkConcurrencyPeak, decodeConcurrencyMean, decodeConcurrencyPeak,
         filterConcurrencyMean, filterConcurrencyPeak, firstImageP50, firstImageP95, previewsShown, previewDecodes, previewDecodeMs,
-        bytesResumed, resumedLoads, resumesRefused,
+        bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored, settleP50, settleP95, settleMean, restWaitMean,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and
@@ -146,6 +156,6 @@ extension Metric {
         latencyP50, latencyP90, latencyP95, latencyP99, latencyMax, memoryHitRate, diskHitRate, networkFetches,
         bytesDownloaded, bytesSaved, neverDisplayed, placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames,
         achievedConcurrencyMean, imagesPerS, cpuUserS, cpuSysS, peakRssMb, durationS,
-        placeholderP50, placeholderP95, placeholderMean, readyP50, readyP95,
+        placeholderP50, placeholderP95, placeholderMean, readyP50, readyP95, settleP50, settleP95, settleMean, restWaitMean,
     ]
 }

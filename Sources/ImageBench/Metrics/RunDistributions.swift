@@ -20,6 +20,10 @@ public struct RunDistributions: Sendable {
     /// Time to first image of the displayed requests: display latency, or to the first
     /// progressive preview where one was shown first (`--progressive`).
     public var firstImage = LatencyHistogram()
+    /// Settle time of every rest of the scroll (censored ones at their length), and each rest's
+    /// sample, keyed so that cells' rests pair (`SettleTime.swift`).
+    public var settle = LatencyHistogram()
+    public var settleSamples: [SettleSample] = []
 
     public init() {}
 
@@ -43,6 +47,8 @@ public struct RunDistributions: Sendable {
         decodePerMegapixel.add(other.decodePerMegapixel)
         memoryHitThresholds.add(other.memoryHitThresholds)
         firstImage.add(other.firstImage)
+        settle.add(other.settle)
+        settleSamples += other.settleSamples
     }
 
     /// The summary's percentile fields from these. Placeholder time and ready latency only where
@@ -62,6 +68,7 @@ public struct RunDistributions: Sendable {
             summary.decodeMsPerMpP50 = decodePerMegapixel.milliseconds(atPercentile: 50)
             summary.decodeMsPerMpP95 = decodePerMegapixel.milliseconds(atPercentile: 95)
         }
+        fillSettle(&summary)
         guard placeholder.count > 0 else { return }
         summary.placeholderP50Ms = placeholder.milliseconds(atPercentile: 50)
         summary.placeholderP95Ms = placeholder.milliseconds(atPercentile: 95)

@@ -108,6 +108,15 @@ public struct RunSummary: Sendable, Equatable {
     public var firstImageP50Ms = 0.0
     public var firstImageP95Ms = 0.0
     public var previewsShown = 0
+    /// Rests of the scroll, those censored (the scroll moved on, or the run ended, before every
+    /// visible row showed its image), and settle time's p50, p95 and mean (`SettleTime.swift`).
+    public var settleRests = 0
+    public var settleCensored = 0
+    public var settleP50Ms = 0.0
+    public var settleP95Ms = 0.0
+    public var settleMeanMs = 0.0
+    /// The mean over rests of the rows' mean wait at rest (`SettleSample.waitNanoseconds`).
+    public var restWaitMeanMs = 0.0
     public var previewDecodes = 0
     public var previewDecodeMs = 0.0
     public var bytesResumed = 0

@@ -30,6 +30,9 @@ public struct HistogramsJSON: ReportWriter {
         public var memoryHitThresholds: LatencyHistogram?
         /// Time to first image (`--progressive`'s previews or the image); absent in files of imgbench 0.2 and earlier.
         public var firstImage: LatencyHistogram?
+        /// Settle time and each rest's sample; absent in files of imgbench 0.3 and earlier.
+        public var settle: LatencyHistogram?
+        public var settleSamples: [SettleSample]?
 
         /// The run's distributions as written (empty where an older file has none).
         public var distributions: RunDistributions {
@@ -42,6 +45,8 @@ public struct HistogramsJSON: ReportWriter {
             distributions.decodePerMegapixel = decodePerMegapixel ?? LatencyHistogram()
             distributions.memoryHitThresholds = memoryHitThresholds ?? LatencyHistogram()
             distributions.firstImage = firstImage ?? LatencyHistogram()
+            distributions.settle = settle ?? LatencyHistogram()
+            distributions.settleSamples = settleSamples ?? []
             return distributions
         }
     }
@@ -51,7 +56,8 @@ public struct HistogramsJSON: ReportWriter {
             Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
                 latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
                 seconds: result.timeline.intervals, request: result.distributions.request, format: result.summary.format,
-                decodePerMegapixel: result.distributions.decodePerMegapixel, memoryHitThresholds: result.distributions.memoryHitThresholds, firstImage: result.distributions.firstImage)
+                decodePerMegapixel: result.distributions.decodePerMegapixel, memoryHitThresholds: result.distributions.memoryHitThresholds, firstImage: result.distributions.firstImage,
+                settle: result.distributions.settle, settleSamples: result.distributions.settleSamples)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -85,6 +85,8 @@ extension BenchmarkPlan {
         try check(!strategies.contains(.events) || s.transport == .multi,
                   "--strategies events needs --transport multi (it has no thread to block on a download)")
         try check(!concurrencies.isEmpty, "--concurrency needs at least one value")
+        try check(Set(concurrencies).count == concurrencies.count, "--concurrency names a limit twice")
+        try check(Set(strategies).count == strategies.count, "--strategies names a strategy twice")
         try check(!formats.isEmpty, "--formats needs at least one value")
         try check(Set(formats).count == formats.count, "--formats names a format twice")
         try checkFormats()

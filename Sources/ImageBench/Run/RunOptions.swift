@@ -149,10 +149,26 @@ public struct RunOptions: Sendable {
         return seconds.map { .duration(seconds: $0) }
     }
 
-    private static func list(_ text: String, flag: String) throws(PlanError) -> [String] {
-        let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !items.isEmpty else { throw PlanError("\(flag) needs at least one value") }
+    /// A comma-separated list, each item once: an empty item (`1,,3`) or a repeated one
+    /// (`threads,threads`: two cells under one name) is a mistake to say, not to mend.
+    static func list(_ text: String, flag: String) throws(PlanError) -> [String] {
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard items != [""] else { throw PlanError("\(flag) needs at least one value") }
+        if let empty = items.firstIndex(of: "") {
+            throw PlanError("\(flag) '\(text)': item \(empty + 1) is empty")
+        }
+        var seen = Set<String>()
+        for item in items where !seen.insert(item).inserted {
+            throw PlanError("\(flag) '\(text)': '\(item)' is given twice")
+        }
         return items
+    }
+
+    /// What the options leave out without an error, to say before running: `--strategies all`
+    /// without `--transport multi` has no `events`.
+    public var notes: [String] {
+        guard strategies == "all", transport != TransportKind.multi.rawValue else { return [] }
+        return ["--strategies all: events left out (it needs --transport multi: it has no thread to block on a download)"]
     }
 
     private static func parse<T: RawRepresentable & CaseIterable>(_ text: String, flag: String) throws(PlanError) -> T

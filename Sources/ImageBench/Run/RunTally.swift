@@ -33,6 +33,19 @@ struct RunTally {
         crowd.all.latency.record(nanoseconds: nanoseconds)
     }
 
+    /// The rests of the scroll and how long the screen took to settle in each.
+    var settle = SettleTracker()
+
+    /// The settle samples, at the run's end: the user's own, and the crowd's.
+    mutating func recordSettle() {
+        for sample in settle.samples {
+            distributions.settle.record(nanoseconds: sample.nanoseconds)
+            crowd?.all.settle.record(nanoseconds: sample.nanoseconds)
+        }
+        distributions.settleSamples = settle.samples
+        crowd?.all.settleSamples += settle.samples
+    }
+
     /// Previews decoded and shown (`--progressive`).
     var previews = PreviewTally()
     /// Bytes reused from cancelled transfers (`--resume`).

@@ -101,6 +101,7 @@ public final class ScrollRun {
         if origin == nil { ResourceUsage.resetPeakResidentMemory() }
         loop = LoopState(start: start, lastOffset: workload.trace.frames.first?.offset ?? 0, usageBefore: ResourceUsage.now())
         tally.origin = origin ?? start
+        tally.settle.begin(workload.trace, client: client, session: 0, frameNanoseconds: frameNanoseconds, at: 0)
     }
 
     /// The seconds this user scrolled: whole sessions, and the part of the last one it reached.
@@ -116,6 +117,7 @@ public final class ScrollRun {
         loop.session += 1
         loop.sessionStart = frame
         workload = workload.session(loop.session, ofClient: client, settings: settings)
+        tally.settle.begin(workload.trace, client: client, session: loop.session, frameNanoseconds: frameNanoseconds, at: frame)
     }
 
     /// The vsync the loop waits for next.
@@ -170,6 +172,7 @@ public final class ScrollRun {
         let placeholders = visible.reduce(0) { $0 + (requests[requestForRow[$1]!].outcome == .displayed ? 0 : 1) }
         tally.frame(visibleRows: visible.count, placeholders: placeholders, span: next - frame,
                     work: scrolling ? workEnd - workStart : nil, frameNanoseconds: frameNanoseconds)
+        tally.settle.frame(frame, base: loop.sessionStart, waiting: placeholders, visible: visible.count, frameNanoseconds: frameNanoseconds)
         if let progress, workEnd - loop.lastProgress > 250_000_000 {
             loop.lastProgress = workEnd
             progress(progressReport(frame: frame))
@@ -199,6 +202,8 @@ public final class ScrollRun {
             requests[id].placeholder = tally.placeholder(of: requests[id], endFrame: frame, frameNanoseconds: frameNanoseconds)
         }
         tally.recordMemoryHitThresholds(memoryCache.hitThresholds())
+        tally.settle.end(at: frame, frameNanoseconds: frameNanoseconds)
+        tally.recordSettle()
         var summary = tally.summarize(requests, of: self, duration: end - loop.start, usage: (usageAtEnd ?? ResourceUsage.now()) - loop.usageBefore)
         summary.partial = loop.partial
         var result = RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)

@@ -11,30 +11,30 @@ extension Verdict {
         guard Set(all.map(\.format)).count > 1 else { return [] }
         let cell = "\(best.strategy) ×\(best.concurrency)"
         let formats = all.filter { $0.strategy == best.strategy && $0.concurrency == best.concurrency && $0.validity.isValid }
-            .sorted { $0.placeholder.overall < $1.placeholder.overall }
+            .sorted { $0.ranking.overall < $1.ranking.overall }
         let others = formats.filter { $0.format != best.format }
         guard !others.isEmpty else { return ["Formats: only \(best.format) could be ranked at \(cell)."] }
         // Each other format against the chosen one: the difference's interval and what it shows.
         let judged = others.map { other -> (cell: Cell, difference: Interval?, call: String) in
-            let difference = other.placeholder.difference(from: best.placeholder)
+            let difference = other.ranking.difference(from: best.ranking)
             if equivalent(best, other) { return (other, difference, String(format: "a tie within ±%.1f ms", tieMargin(best))) }
             guard let difference else { return (other, nil, "not comparable") }
             return (other, difference, difference.includesZero ? "undecided" : difference.low > 0 ? "slower" : "faster")
         }
         let calls = judged.map(\.call)
-        let comparisons = judged.map { "\($0.cell.format) \(ms($0.cell.placeholder.overall)) "
+        let comparisons = judged.map { "\($0.cell.format) \(ms($0.cell.ranking.overall)) "
             + "(\($0.difference.map(signed) ?? "no interval"): \($0.call))" }.joined(separator: "; ")
         let head: String
         if calls.allSatisfy({ $0 == "slower" }) {
-            head = "Format: \(best.format) gives the least placeholder time at \(cell), \(estimate(best.placeholder)); "
+            head = "Format: \(best.format) gives the least \(best.rankedBy.rawValue) at \(cell), \(estimate(best)); "
         } else if calls.contains(where: { $0.hasPrefix("a tie") }) {
-            head = "Format: \(best.format) at \(cell), \(estimate(best.placeholder)), ties with another format and is chosen "
-                + "as the verdict chooses (the least placeholder time, ties broken by bytes, then CPU, per displayed image); "
+            head = "Format: \(best.format) at \(cell), \(estimate(best)), ties with another format and is chosen "
+                + "as the verdict chooses (the least \(best.rankedBy.rawValue), ties broken by bytes, then CPU, per displayed image); "
         } else if !calls.contains("slower") {
-            head = "Format: \(best.format) has the lowest mean placeholder time at \(cell), \(estimate(best.placeholder)), "
+            head = "Format: \(best.format) has the lowest mean \(best.rankedBy.rawValue) at \(cell), \(estimate(best)), "
                 + "but no other format is shown slower (more runs can tell): "
         } else {
-            head = "Format: \(best.format) has the lowest mean placeholder time at \(cell), \(estimate(best.placeholder)), "
+            head = "Format: \(best.format) has the lowest mean \(best.rankedBy.rawValue) at \(cell), \(estimate(best)), "
                 + "shown faster than some formats only: "
         }
         return [head + comparisons + costs(best, formats)]

@@ -60,6 +60,21 @@ public struct SegmentMeans: Sendable, Equatable {
         requests = samples.count
     }
 
+    /// One value per key (a rest of the scroll, `RestMeans`), already paired by its key.
+    init(keyed values: [(key: Key, milliseconds: Double)]) {
+        var sums: [Key: (total: Double, count: Int)] = [:]
+        for value in values {
+            sums[value.key, default: (0, 0)].total += value.milliseconds
+            sums[value.key, default: (0, 0)].count += 1
+        }
+        means = sums.mapValues { $0.total / Double($0.count) }
+        overall = values.isEmpty ? 0 : values.reduce(0) { $0 + $1.milliseconds } / Double(values.count)
+        requests = values.count
+    }
+
+    /// Distinct stretches (or rests) over the repeats.
+    var distinctSegments: Int { Set(means.keys.map(\.segment)).count }
+
     /// The 95% interval of the mean: t over the stretch means, cut at zero (a time is never
     /// negative; the t interval is symmetric and would say so for a short, noisy mean). Nil with
     /// fewer than two stretches.

@@ -1,9 +1,11 @@
 import Foundation
 
-/// The recommendation a run ends with: the strategy and limit with the least placeholder time
-/// among the valid cells, ties broken by cost per displayed image where costs differ beyond their
-/// own noise, the smallest limit that does as well, and why, in numbers with intervals. The
-/// terminal, report.md and report.html open with its lines.
+/// The recommendation a run ends with: the strategy and limit with the least wait at rest (or,
+/// on a trace with too few rests, placeholder time: `RankedMetric`) among the valid cells, ties
+/// broken by cost per displayed image where costs differ beyond their own noise, the smallest
+/// limit that does as well, and why, in numbers with intervals. Its first line recommends only
+/// what is better or cheaper beyond noise (`Decision`). The terminal, report.md and report.html
+/// open with its lines.
 ///
 /// A tie is an equivalence, not a failure to find a difference: the whole 95% interval of the
 /// difference must lie within ±`tieMargin` (two one-sided tests). A difference whose interval
@@ -25,6 +27,12 @@ public struct Verdict: Sendable {
         public let validity: CellValidity
         public let placeholder: SegmentMeans
         public let placeholderP95Ms: Double
+        /// Wait at rest by rest (nil: no rest was recorded), and settle time p95 (median over repeats).
+        public let restWait: SegmentMeans?
+        public let settleP95Ms: Double
+        /// What the verdict ranks this cell by (`Verdict.rankedBy`): wait at rest or placeholder time.
+        public internal(set) var ranking: SegmentMeans
+        public internal(set) var rankedBy = RankedMetric.placeholder
         /// Downloaded bytes and CPU seconds per displayed image (the tie-breakers).
         public let bytesPerImage: Double
         public let cpuPerImage: Double
@@ -35,24 +43,69 @@ public struct Verdict: Sendable {
         /// Decode time per megapixel of the file, p50 (the median over repeats; 0 without decodes).
         public var decodeMsPerMp = 0.0
 
+        /// The ranked metric's p95.
+        var rankingP95Ms: Double { rankedBy == .restWait ? settleP95Ms : placeholderP95Ms }
+        /// What the p95 beside the ranked mean is of.
+        var rankingP95Name: String { rankedBy == .restWait ? "settle time p95" : "p95" }
+
         public var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) }
         /// " in avif", or nothing for the default mix.
         var inFormat: String { CellName.names(format) ? " in \(format)" : "" }
     }
 
+    /// How firmly the data backs the leading cell: what the first line may say of it.
+    public enum Decision: String, Sendable {
+        /// Less placeholder time than every other ranked cell beyond noise: "Recommended".
+        case better
+        /// Tied on placeholder time with others and cheaper than each beyond noise: "Recommended".
+        case cheaper
+        /// Tied with others on time and on cost: no cell is better; the first line says so.
+        case tie
+        /// Some other cell is neither shown slower nor shown the same: more runs would tell.
+        case undecided
+        /// The only cell that could be ranked: nothing to be better than.
+        case alone
+    }
+
+    /// What the verdict ranks by. Wait at rest where every ranked cell's trace had enough rests to
+    /// pair: it measures what a user waits for once the scroll stops, which placeholder time on a
+    /// fling cannot (a row that flies by is capped at its few frames on screen); else placeholder time.
+    public enum RankedMetric: String, Sendable {
+        case restWait = "wait at rest"
+        case placeholder = "placeholder time"
+
+        /// What its paired test pairs: the same rests, or the same stretches of the trace.
+        var pairs: String { self == .restWait ? "rests" : "trace segments" }
+        /// What its n counts.
+        var counts: String { self == .restWait ? "rests" : "requests" }
+    }
+
+    public let rankedBy: RankedMetric
     public let cells: [Cell]
-    /// Nil when no cell could be ranked.
+    /// The leading cell (the one the lines speak for); nil when no cell could be ranked. Called a
+    /// recommendation only where `decision` is `better` or `cheaper`.
     public let recommended: Cell?
+    public let decision: Decision?
     /// The smallest limit of the recommended strategy within noise of the recommendation.
     public let knee: Cell?
     public let lines: [String]
 
     /// `traceFrames`: the trace's length in frames, for cutting it into segments.
     public init(_ results: [RunResult], traceFrames: Int) {
-        cells = RunResult.byCell(results).map { Self.cell($0, traceFrames: traceFrames) }
-        let ranked = cells.filter(\.validity.isValid).sorted { $0.placeholder.overall < $1.placeholder.overall }
+        let measured = RunResult.byCell(results).map { Self.cell($0, traceFrames: traceFrames) }
+        let valid = measured.filter(\.validity.isValid)
+        let metric: RankedMetric = !valid.isEmpty && valid.allSatisfy { ($0.restWait?.distinctSegments ?? 0) >= RestMeans.minimumRests }
+            ? .restWait : .placeholder
+        rankedBy = metric
+        cells = measured.map { cell in
+            var cell = cell
+            if metric == .restWait, let wait = cell.restWait { (cell.ranking, cell.rankedBy) = (wait, .restWait) }
+            return cell
+        }
+        let ranked = cells.filter(\.validity.isValid).sorted { $0.ranking.overall < $1.ranking.overall }
         guard let fastest = ranked.first else {
             recommended = nil
+            decision = nil
             knee = nil
             let reasons = cells.map { "\($0.name): \($0.validity)" }.joined(separator: "; ")
             lines = ["Verdict: could not measure: no cell can be ranked (\(reasons))."]
@@ -63,9 +116,21 @@ public struct Verdict: Sendable {
         // Costs that differ by less than their own noise do not decide either: then the faster stays.
         let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.cheaper(cell, than: best) ? cell : best }
         recommended = best
+        decision = Self.decide(best: best, fastest: fastest, ranked: ranked, tied: tied)
         let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format }.sorted { $0.concurrency < $1.concurrency }
-        knee = sweep.first { $0.name == best.name || $0.placeholder.overall <= best.placeholder.overall || Self.equivalent(best, $0) }
-        lines = Self.explain(best: best, ranked: ranked, tied: tied, knee: knee, all: cells)
+        knee = sweep.first { $0.name == best.name || $0.ranking.overall <= best.ranking.overall || Self.equivalent(best, $0) }
+        lines = Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, knee: knee, all: cells)
+    }
+
+    /// Better beyond noise, cheaper beyond noise, a tie, undecided, or alone.
+    static func decide(best: Cell, fastest: Cell, ranked: [Cell], tied: [Cell]) -> Decision {
+        guard ranked.count > 1 else { return .alone }
+        let others = ranked.filter { cell in !tied.contains { $0.name == cell.name } }
+        // A cell outside the tie whose difference from the fastest holds zero: not shown slower.
+        let open = others.contains { cell in cell.ranking.difference(from: fastest.ranking).map(\.includesZero) ?? true }
+        if open { return .undecided }
+        guard tied.count > 1 else { return .better }
+        return tied.allSatisfy { $0.name == best.name || cheaper(best, than: $0) } ? .cheaper : .tie
     }
 
     /// Frames of the scroll trace: where its segments are cut.
@@ -89,12 +154,12 @@ public struct Verdict: Sendable {
 
     /// How close two mean placeholder times must be shown to be for a tie: a tenth of the
     /// reference's mean, and at least 1 ms (below that no user can tell).
-    static func tieMargin(_ reference: Cell) -> Double { max(1, 0.1 * reference.placeholder.overall) }
+    static func tieMargin(_ reference: Cell) -> Double { max(1, 0.1 * reference.ranking.overall) }
 
     /// True when the 95% interval of `cell`'s difference from `reference` lies within ±tieMargin.
     /// Cells that cannot be compared (too few segments) are not equivalent.
     static func equivalent(_ reference: Cell, _ cell: Cell) -> Bool {
-        guard let difference = cell.placeholder.difference(from: reference.placeholder) else { return false }
+        guard let difference = cell.ranking.difference(from: reference.ranking) else { return false }
         let margin = tieMargin(reference)
         return difference.low >= -margin && difference.high <= margin
     }
@@ -102,10 +167,12 @@ public struct Verdict: Sendable {
     static func cell(_ runs: [RunResult], traceFrames: Int) -> Cell {
         let summaries = runs.map(\.summary)
         let displayed = Double(max(1, summaries.map(\.displayed).reduce(0, +)))
+        let placeholder = SegmentMeans(placeholdersOf: runs, traceFrames: traceFrames)
         var cell = Cell(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency, format: summaries[0].format,
                     validity: CellValidity(summaries),
-                    placeholder: SegmentMeans(placeholdersOf: runs, traceFrames: traceFrames),
+                    placeholder: placeholder,
                     placeholderP95Ms: RepeatStatistics.median(of: summaries.map(\.placeholderP95Ms)),
+                    restWait: RestMeans.of(runs), settleP95Ms: RepeatStatistics.median(of: summaries.map(\.settleP95Ms)), ranking: placeholder,
                     bytesPerImage: Double(summaries.map(\.bytesDownloaded).reduce(0, +)) / displayed,
                     cpuPerImage: summaries.map { $0.cpuUserS + $0.cpuSysS }.reduce(0, +) / displayed,
                     achievedPeak: summaries.map(\.achievedConcurrencyPeak).max() ?? 0, transport: summaries[0].transport)

@@ -3,8 +3,9 @@ import Foundation
 /// The verdict as summary.json gives it: what the terminal says, and the numbers behind it for
 /// tools (each cell's placeholder-time mean with its single-run interval).
 extension Verdict {
-    public static let method = "mean placeholder time; 95% interval by batch means over \(SegmentMeans.segments) trace segments "
-        + "(Student's t); cells compared by a paired t over the same segments, widened by run-to-run noise (at least 1% of each mean); ties broken by kB, then CPU, per displayed image"
+    public static let method = "mean wait at rest (the rows' mean wait for their images after the scroll stops) where every ranked cell had at least \(RestMeans.minimumRests) rests (paired by rest), "
+        + "else mean placeholder time (95% interval by batch means over \(SegmentMeans.segments) trace segments, Student's t, paired by segment); "
+        + "differences widened by run-to-run noise (at least 1% of each mean); ties broken by kB, then CPU, per displayed image"
 
     public var jsonObject: [String: Any] {
         func name(_ cell: Cell?) -> Any {
@@ -20,8 +21,12 @@ extension Verdict {
                 "placeholder_mean_ci_low": interval?.low ?? NSNull(), "placeholder_mean_ci_high": interval?.high ?? NSNull(),
                 "segments": interval?.n ?? 0, "requests": cell.placeholder.requests,
                 "bytes_per_displayed": cell.bytesPerImage, "cpu_s_per_displayed": cell.cpuPerImage,
+                "rest_wait_mean_ms": cell.restWait?.overall ?? NSNull(), "rests": cell.restWait?.requests ?? 0,
+                "rest_wait_mean_ci_low": cell.restWait?.interval?.low ?? NSNull(), "rest_wait_mean_ci_high": cell.restWait?.interval?.high ?? NSNull(),
             ]
         }
-        return ["recommended": name(recommended), "knee": name(knee), "lines": lines, "method": Self.method, "cells": cells]
+        // "recommended" is the leading cell; "decision" says whether it is recommended (better or
+        // cheaper beyond noise), tied, undecided or alone.
+        return ["recommended": name(recommended), "decision": decision?.rawValue ?? NSNull(), "ranked_by": rankedBy.rawValue, "knee": name(knee), "lines": lines, "method": Self.method, "cells": cells]
     }
 }

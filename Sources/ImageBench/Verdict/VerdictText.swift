@@ -2,16 +2,17 @@ import Foundation
 
 /// The verdict in sentences, each with its numbers, intervals and n.
 extension Verdict {
-    static func explain(best: Cell, ranked: [Cell], tied: [Cell], knee: Cell?, all: [Cell]) -> [String] {
-        var lines = ["Recommended: \(best.strategy) at a limit of \(best.concurrency)\(best.inFormat): placeholder time \(estimate(best.placeholder)), "
-                     + "p95 \(ms(best.placeholderP95Ms))."]
+    static func explain(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], knee: Cell?, all: [Cell]) -> [String] {
+        // Tied cells in the order the run named them, not in the order of their means.
+        let inOrder = all.filter { cell in tied.contains { $0.name == cell.name } }
+        var lines = [headline(best: best, decision: decision, ranked: ranked, tied: inOrder)]
         if let other = ranked.first(where: { $0.name != best.name }) {
             lines.append(versus(best, other, tied: tied.contains { $0.name == other.name }))
         } else {
             lines.append("No other cell to compare with.")
         }
         if let knee, knee.concurrency < best.concurrency {
-            let difference = knee.placeholder.difference(from: best.placeholder).map(signed) ?? "not comparable"
+            let difference = knee.ranking.difference(from: best.ranking).map(signed) ?? "not comparable"
             lines.append("\(best.strategy) at a limit of \(knee.concurrency)\(best.inFormat) does as well within noise (\(difference); "
                          + String(format: "a tie needs ±%.1f ms): the smallest limit that does.", tieMargin(best)))
         }
@@ -19,6 +20,7 @@ extension Verdict {
             lines.append("\(cell.name) ran at most \(cell.achievedPeak) loads at once: \(whyBelowLimit(cell))")
         }
         lines += formatLines(best: best, all: all)
+        if let rests = restLine(best: best, ranked: ranked) { lines.append(rests) }
         let excluded = all.filter { !$0.validity.isValid }
         if !excluded.isEmpty {
             lines.append("Not ranked: " + excluded.map { "\($0.name) (\($0.validity == .control ? "the control" : "\($0.validity)"))" }
@@ -27,12 +29,53 @@ extension Verdict {
         return lines
     }
 
-    static func versus(_ best: Cell, _ other: Cell, tied: Bool) -> String {
-        let head = "Runner-up \(other.name): \(estimate(other.placeholder))"
-        guard let difference = other.placeholder.difference(from: best.placeholder) else {
-            return head + "; too few trace segments to tell them apart: the faster mean stands."
+    /// The first line: a recommendation only where the data makes one (better or cheaper beyond
+    /// noise); otherwise the tie or the open question, with the leader's numbers.
+    static func headline(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell]) -> String {
+        let at = "\(best.strategy) at a limit of \(best.concurrency)\(best.inFormat)"
+        let numbers = "\(best.rankedBy.rawValue) \(estimate(best)), \(best.rankingP95Name) \(ms(best.rankingP95Ms))"
+        switch decision {
+        case .better:
+            return "Recommended: \(at): \(numbers)."
+        case .cheaper:
+            let others = tied.filter { $0.name != best.name }
+            return "Recommended: \(at): as fast as \(list(others.map(\.name))) within noise and cheaper beyond it "
+                + String(format: "(%.1f kB and %.1f ms CPU per displayed image): ", best.bytesPerImage / 1e3, best.cpuPerImage * 1e3) + numbers + "."
+        case .tie:
+            let means = tied.map { String(format: "%.1f", $0.ranking.overall) }.joined(separator: " / ")
+            let costs = tied.map { String(format: "%.1f", $0.bytesPerImage / 1e3) }.joined(separator: " / ")
+            return "No difference beyond noise between \(tiedNames(tied)): \(best.rankedBy.rawValue) \(means) ms, "
+                + String(format: "each within ±%.1f ms of the fastest", tieMargin(ranked[0]))
+                + "; costs alike too (\(costs) kB per displayed image), so none is recommended over the others; \(at) has the least mean."
+        case .undecided:
+            let open = ranked.filter { cell in cell.name != best.name && !tied.contains { $0.name == cell.name } }
+                .filter { $0.ranking.difference(from: ranked[0].ranking).map(\.includesZero) ?? true }
+            return "Undecided: \(at) leads (\(numbers)), but \(list(open.map(\.name))) \(open.count == 1 ? "is" : "are") "
+                + "not shown slower beyond noise."
+        case .alone:
+            return "Measured: \(at), the only cell ranked: \(numbers)."
         }
-        let test = "paired t over \(difference.n) trace segments, with run-to-run noise"
+    }
+
+    /// "operation-queue, gcd and threads ×5" where the limit and format are shared, else the full names.
+    static func tiedNames(_ cells: [Cell]) -> String {
+        let shared = Set(cells.map { "\($0.concurrency) \($0.format)" }).count == 1
+        guard shared, let first = cells.first else { return list(cells.map(\.name)) }
+        let suffix = String(first.name.dropFirst(first.strategy.count))
+        return list(cells.map(\.strategy)) + suffix
+    }
+
+    /// "a", "a and b", "a, b and c".
+    static func list(_ items: [String]) -> String {
+        items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + items.last!
+    }
+
+    static func versus(_ best: Cell, _ other: Cell, tied: Bool) -> String {
+        let head = "Runner-up \(other.name): \(estimate(other))"
+        guard let difference = other.ranking.difference(from: best.ranking) else {
+            return head + "; too few \(best.rankedBy.pairs) to tell them apart: the faster mean stands."
+        }
+        let test = "paired t over \(difference.n) \(best.rankedBy.pairs), with run-to-run noise"
         guard tied else {
             guard difference.includesZero else {
                 return head + "; \(signed(difference)) slower (\(test)): \(best.name) is faster."
@@ -49,7 +92,17 @@ extension Verdict {
     }
 
     /// The one of two cells with the smaller mean: the reference a tie's margin is taken from.
-    static func fastestOf(_ a: Cell, _ b: Cell) -> Cell { a.placeholder.overall <= b.placeholder.overall ? a : b }
+    static func fastestOf(_ a: Cell, _ b: Cell) -> Cell { a.ranking.overall <= b.ranking.overall ? a : b }
+
+    /// When the trace's rests were too few to rank by: how many there were and how long the
+    /// leading cells' rows waited at them, so the reader sees what the ranking could not use.
+    static func restLine(best: Cell, ranked: [Cell]) -> String? {
+        guard best.rankedBy == .placeholder, let rests = best.restWait?.distinctSegments, rests > 0 else { return nil }
+        let waits = ranked.prefix(4).compactMap { cell in cell.restWait.map { "\(cell.name) \(ms($0.overall))" } }
+        return "Ranked by placeholder time: the trace came to rest \(rests) time\(rests == 1 ? "" : "s") (the first screen, "
+            + "stops and the feed's end), too few to rank by wait at rest (at least \(RestMeans.minimumRests)); the rows' mean wait "
+            + "at those rests: \(waits.joined(separator: ", ")). --scroll browse or revisit stops more often."
+    }
 
     static func whyBelowLimit(_ cell: Cell) -> String {
         switch StrategyKind(rawValue: cell.strategy) {
@@ -62,10 +115,12 @@ extension Verdict {
         }
     }
 
-    /// "12.3 ms (95% CI 10.1–14.5 ms, n = 4512 requests)".
-    static func estimate(_ means: SegmentMeans) -> String {
+    /// "12.3 ms (95% CI 10.1–14.5 ms, n = 4512 requests)": the cell's ranked metric.
+    static func estimate(_ cell: Cell) -> String { estimate(cell.ranking, counting: cell.rankedBy.counts) }
+
+    static func estimate(_ means: SegmentMeans, counting: String = "requests") -> String {
         let interval = means.interval.map { String(format: "95%% CI %.1f–%.1f ms, ", $0.low, $0.high) } ?? "no interval, "
-        return ms(means.overall) + " (\(interval)n = \(means.requests) requests)"
+        return ms(means.overall) + " (\(interval)n = \(means.requests) \(counting))"
     }
 
     /// "+0.7 ms, 95% CI −0.5 to +1.9 ms".

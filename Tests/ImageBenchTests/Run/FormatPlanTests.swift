@@ -22,9 +22,10 @@ struct FormatPlanTests {
     }
 
     @Test("bad --formats are one-line errors", arguments: [
-        ("jpeg,jpeg", nil, "--formats names a format twice"),
+        ("jpeg,jpeg", nil, "--formats 'jpeg,jpeg': 'jpeg' is given twice"),
         ("heic", nil, "--formats: unknown format 'heic'"),
-        (",", nil, "--formats needs at least one value"),
+        (",", nil, "--formats ',': item 1 is empty"),
+        ("", nil, "--formats needs at least one value"),
         ("webp", "http://127.0.0.1:1/img/{id}.jpg", "--formats with --source needs a URL template with {ext}"),
         ("jpeg+png", "http://127.0.0.1:1/img/{id}.{ext}", "--source with {ext} needs --formats naming single formats"),
     ])

@@ -59,6 +59,11 @@ struct PlanTests {
         #expect(reason { $0.strategies = "gcd,bogus" }.hasPrefix("--strategies: unknown value 'bogus'"))
         #expect(reason { $0.concurrency = "5,0" } == "--concurrency must be between 1 and 1000 (got 0)")
         #expect(reason { $0.concurrency = "5,x" } == "--concurrency: 'x' is not a whole number")
+        // Lists: an empty item or a repeated value is refused, never mended.
+        #expect(reason { $0.concurrency = "1,,3" } == "--concurrency '1,,3': item 2 is empty")
+        #expect(reason { $0.concurrency = "1,3," } == "--concurrency '1,3,': item 3 is empty")
+        #expect(reason { $0.strategies = "threads,threads" } == "--strategies 'threads,threads': 'threads' is given twice")
+        #expect(reason { $0.concurrency = "5,05" } == "--concurrency names a limit twice")
         #expect(reason { $0.warmupSeconds = 61 } == "--warmup-seconds must be between 0 and 60 (got 61)")
         #expect(reason { $0.decodeConcurrency = 0 } == "--decode-concurrency must be between 1 and 64 (got 0)")
         #expect(reason { $0.filterConcurrency = 65 } == "--filter-concurrency must be between 1 and 64 (got 65)")
@@ -69,6 +74,9 @@ struct PlanTests {
         // `all` is every strategy the transport can run.
         #expect((try? { var o = RunOptions(); o.strategies = "all"; return try o.plan().strategies }()) == StrategyKind.allCases.filter { $0 != .events })
         #expect((try? { var o = RunOptions(); o.strategies = "all"; o.transport = "multi"; return try o.plan().strategies }()) == StrategyKind.allCases)
+        // `all` says what it leaves out; with multi it leaves out nothing.
+        #expect({ var o = RunOptions(); o.strategies = "all"; return o.notes }() == ["--strategies all: events left out (it needs --transport multi: it has no thread to block on a download)"])
+        #expect({ var o = RunOptions(); o.strategies = "all"; o.transport = "multi"; return o.notes }().isEmpty)
         #expect(reason { _ in } == "accepted")
     }
 

@@ -38,12 +38,43 @@ struct VerdictTests {
                          latency: LatencyHistogram(), stages: StageHistograms())
     }
 
+    /// `result` with one settle sample per rest, its rows waiting `waits` ms on average.
+    static func withRests(_ result: RunResult, waits: [Double]) -> RunResult {
+        var distributions = result.distributions
+        for (rest, wait) in waits.enumerated() {
+            var sample = SettleSample(client: 0, session: 0, rest: rest, nanoseconds: UInt64(wait * 2e6), censored: false)
+            sample.waitNanoseconds = UInt64(wait * 1e6)
+            distributions.settleSamples.append(sample)
+        }
+        return RunResult(cell: result.cell, summary: result.summary, requests: result.requests, distributions: distributions)
+    }
+
+    @Test("with enough rests the verdict ranks by wait at rest, paired by rest; with too few it says so and shows the waits")
+    func waitAtRest() {
+        let slow = [500.0, 900, 450, 700, 1_200, 600, 800, 1_000]
+        let fast = zip(slow, [180.0, 230, 150, 260, 420, 190, 240, 300]).map { $0 - $1 }
+        // Placeholder time alike (a fling caps it); the rests tell the limits apart.
+        let verdict = Verdict([Self.withRests(Self.run(.gcd, 1, mean: 80), waits: slow), Self.withRests(Self.run(.gcd, 6, mean: 80.5), waits: fast)],
+                              traceFrames: 1_000)
+        #expect(verdict.rankedBy == .restWait && verdict.decision == .better && verdict.recommended?.name == "gcd ×6", "\(verdict.lines)")
+        #expect(verdict.lines[0].hasPrefix("Recommended: gcd at a limit of 6: wait at rest 5") && verdict.lines[0].contains("n = 8 rests"),
+                "\(verdict.lines)")
+        #expect(verdict.lines[1].contains("paired t over 8 rests"), "\(verdict.lines)")
+        // Five rests: placeholder time ranks (a tie here), and a line says why, with each cell's wait.
+        let few = Verdict([Self.withRests(Self.run(.gcd, 1, mean: 80), waits: Array(slow.prefix(5))),
+                           Self.withRests(Self.run(.gcd, 6, mean: 80.5), waits: Array(fast.prefix(5)))], traceFrames: 1_000)
+        #expect(few.rankedBy == .placeholder && few.decision == .tie, "\(few.lines)")
+        #expect(few.lines.contains { $0.hasPrefix("Ranked by placeholder time: the trace came to rest 5 times") && $0.contains("gcd ×6 ") },
+                "\(few.lines)")
+    }
+
     @Test("a clear winner is recommended, and the runner-up is named slower with its interval")
     func clearWinner() {
         let verdict = Verdict([Self.run(.gcd, 5, mean: 20), Self.run(.threads, 5, mean: 10)], traceFrames: 1_000)
         #expect(verdict.recommended?.name == "threads ×5")
         #expect(verdict.lines[0].hasPrefix("Recommended: threads at a limit of 5: placeholder time 10."), "\(verdict.lines)")
         #expect(verdict.lines[0].contains("95% CI") && verdict.lines[0].contains("n = 400 requests"))
+        #expect(verdict.decision == .better)
         #expect(verdict.lines[1].hasPrefix("Runner-up gcd ×5") && verdict.lines[1].contains("threads ×5 is faster"), "\(verdict.lines)")
     }
 
@@ -56,6 +87,28 @@ struct VerdictTests {
         #expect(verdict.recommended?.name == "gcd ×5")
         #expect(fastest.recommended?.name == "threads ×5", "the cheaper of two tied cells, though not the fastest")
         #expect(fastest.lines[1].contains("a tie") && fastest.lines[1].contains("chosen by cost"), "\(fastest.lines)")
+        // Cheaper beyond noise: recommended, and the first line says why.
+        #expect(verdict.decision == .cheaper && fastest.decision == .cheaper)
+        #expect(fastest.lines[0].hasPrefix("Recommended: threads at a limit of 5: as fast as gcd ×5 within noise and cheaper beyond it"),
+                "\(fastest.lines)")
+    }
+
+    @Test("the same configuration under two names is never a winner: a tie said as a tie in the first line")
+    func sameUnderTwoNames() {
+        for seed in UInt64(1)...5 {
+            let verdict = Verdict([Self.run(.operationQueue, 5, mean: 30, noise: seed), Self.run(.gcd, 5, mean: 30, noise: seed + 10),
+                                   Self.run(.threads, 5, mean: 30, noise: seed + 20)], traceFrames: 1_000)
+            #expect(verdict.decision == .tie || verdict.decision == .undecided, "seed \(seed): \(verdict.lines)")
+            #expect(!verdict.lines[0].hasPrefix("Recommended"), "seed \(seed): \(verdict.lines[0])")
+            if verdict.decision == .tie {
+                #expect(verdict.lines[0].hasPrefix("No difference beyond noise between operation-queue, gcd and threads ×5: placeholder time "),
+                        "\(verdict.lines[0])")
+                #expect(verdict.lines[0].contains("none is recommended over the others"), "\(verdict.lines[0])")
+            }
+        }
+        // One cell alone is measured, not recommended.
+        let alone = Verdict([Self.run(.threads, 5, mean: 10)], traceFrames: 1_000)
+        #expect(alone.decision == .alone && alone.lines[0].hasPrefix("Measured: threads at a limit of 5, the only cell ranked"), "\(alone.lines)")
     }
 
     @Test("not shown different is not a tie: an interval that holds 0 but reaches past the margin leaves the faster mean recommended, however cheap the other")
@@ -70,6 +123,8 @@ struct VerdictTests {
         let margin = try #require(verdict.recommended.map { Verdict.tieMargin($0) })
         #expect(difference.includesZero && difference.high > margin, "\(difference), margin \(margin)")
         #expect(verdict.recommended?.name == "gcd ×5", "\(verdict.lines)")
+        #expect(verdict.decision == .undecided && verdict.lines[0].hasPrefix("Undecided: gcd at a limit of 5 leads")
+                && verdict.lines[0].contains("but threads ×1 is not shown slower beyond noise"), "\(verdict.lines)")
         #expect(verdict.lines[1].contains("undecided") && verdict.lines[1].contains(String(format: "±%.1f ms a tie needs", margin))
                 && verdict.lines[1].contains("the faster mean stands"), "\(verdict.lines)")
         // The same cells with quiet noise are a tie, and the cheaper one is chosen.
@@ -86,6 +141,7 @@ struct VerdictTests {
                               traceFrames: 1_000)
         #expect(verdict.recommended?.name == "threads ×5", "\(verdict.lines)")
         #expect(verdict.lines[1].contains("a tie") && verdict.lines[1].contains("costs alike too, so the faster mean stands"), "\(verdict.lines)")
+        #expect(verdict.decision == .tie && verdict.lines[0].hasPrefix("No difference beyond noise between threads and gcd ×5"), "\(verdict.lines)")
         let cheaper = Verdict([Self.run(.threads, 5, mean: 10.2), Self.run(.gcd, 5, mean: 10.2) { $0.cpuUserS = 0.8 }], traceFrames: 1_000)
         #expect(cheaper.recommended?.name == "gcd ×5", "20% less CPU is beyond the noise")
     }
