@@ -63,13 +63,13 @@ struct StrategyFlags: ParsableArguments {
     @Option(help: "Filter after decoding: \(ImageFilter.allCases.map(\.rawValue).joined(separator: ", ")).", completion: .list(ImageFilter.allCases.map(\.rawValue)))
     var filter = defaults.filter
 
-    @Option(help: "What to do with loads of rows that left the screen: \(CancelPolicy.allCases.map(\.rawValue).joined(separator: ", ")).", completion: .list(CancelPolicy.allCases.map(\.rawValue)))
+    @Option(help: "What to do with loads of rows that left the screen: \(CancelPolicy.allCases.map(\.rawValue).joined(separator: ", ")); a list (none,offscreen) compares them, each a matrix column.", completion: .list(CancelPolicy.allCases.map(\.rawValue)))
     var cancel = defaults.cancel
 
     @Flag(inversion: .prefixedNo, help: "Merge loads of the same URL into one fetch and decode.")
     var coalesce = defaults.coalesce
 
-    @Option(parsing: .unconditional, help: "Rows ahead of the viewport to load at low priority \(FlagRanges.help(FlagRanges.prefetch)).")
+    @Option(parsing: .unconditional, help: "Rows ahead of the viewport to load at low priority \(FlagRanges.help(FlagRanges.prefetch)); a list (0,10) compares them.")
     var prefetch = defaults.prefetch
 
     @Option(name: .customLong("decode-concurrency"), parsing: .unconditional, help: "Decode on a queue of its own with this many threads \(FlagRanges.help(FlagRanges.stageConcurrency)): a load gives its slot back once its bytes are in (default: decode inside the load's slot).")
@@ -84,7 +84,7 @@ struct StrategyFlags: ParsableArguments {
     @Flag(help: "Keep what cancelled downloads received and ask only for the rest (Range, If-Range) when the image is wanted again.")
     var resume = false
 
-    @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB (10^6 bytes) of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)).")
+    @Option(name: .customLong("memory-cache-mb"), parsing: .unconditional, help: "Memory cache limit in MB (10^6 bytes) of decoded pixels \(FlagRanges.help(FlagRanges.memoryCacheMB)); a list (16,64) compares them.")
     var memoryCacheMB = defaults.memoryCacheMB
 
     @Option(name: .customLong("disk-cache"), help: "Disk cache directory, kept between runs (default: no disk cache).", completion: .directory)

@@ -10,13 +10,17 @@ public struct RunArguments: Sendable, Equatable {
 
     public init(_ plan: BenchmarkPlan) {
         let s = plan.settings
+        // A varied policy is said as its list (the first value is also the settings').
+        func policy(_ dimension: PolicyDimension) -> String {
+            plan.variations.first { $0.dimension == dimension }.map { $0.values.joined(separator: ",") } ?? dimension.value(of: s)
+        }
         let options: [(flag: String, value: String)] = [
             ("--rows", String(s.rows)), ("--strategies", plan.strategies.map(\.rawValue).joined(separator: ",")),
             ("--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")),
             ("--transport", s.transport.rawValue), ("--scroll", s.scroll.rawValue), ("--fps", String(s.fps)),
-            ("--seed", String(s.seed)), ("--filter", s.filter.rawValue), ("--cancel", s.cancelPolicy.rawValue),
-            ("--memory-cache-mb", String(s.memoryCacheBytes / 1_000_000)), ("--disk-cache-mb", String(s.diskCacheBytes / 1_000_000)),
-            ("--disk-read", s.diskRead.rawValue), ("--prefetch", String(s.prefetch)),
+            ("--seed", String(s.seed)), ("--filter", s.filter.rawValue), ("--cancel", policy(.cancel)),
+            ("--memory-cache-mb", policy(.memoryCacheMB)), ("--disk-cache-mb", String(s.diskCacheBytes / 1_000_000)),
+            ("--disk-read", s.diskRead.rawValue), ("--prefetch", policy(.prefetch)),
             ("--repeat", String(plan.repeats)), ("--warmup", String(plan.warmups)),
             ("--warmup-seconds", Format.compact(plan.warmupSeconds)),
             ("--timeout", Format.compact(Double(s.fetchLimits.timeoutMilliseconds) / 1000)),

@@ -8,6 +8,10 @@ extension Metric {
     public static let repetition = Metric("repeat", "index", nil, .same, .integer(\.repetition))
     public static let network = Metric("network", "profile", nil, .same, .text(\.network))
     public static let transport = Metric("transport", "name", nil, .same, .text(\.transport))
+    /// The cell's policies: columns since 0.4, so a run that varies them has one row per value.
+    public static let cancel = Metric("cancel", "policy", nil, .same, .text(\.cancel), since03: true)
+    public static let prefetch = Metric("prefetch", "rows", nil, .same, .integer(\.prefetch), since03: true)
+    public static let memoryCacheMb = Metric("memory_cache_mb", "MB", nil, .same, .integer(\.memoryCacheMb), since03: true)
     public static let rows = Metric("rows", "rows", nil, .largest, .integer(\.rows))  // the same in every part
     public static let rowsVisited = Metric("rows_visited", "rows", .higherIsBetter, .sum, .integer(\.rowsVisited))
     public static let requests = Metric("requests", "requests", nil, .sum, .integer(\.requests))
@@ -147,7 +151,7 @@ extension Metric {
         requestP50, requestP90, requestP95, requestP99, requestMax, format, decodeMsPerMpP50, decodeMsPerMpP95,
         networkConcurrencyMean, networkConcurrencyPeak, decodeConcurrencyMean, decodeConcurrencyPeak,
         filterConcurrencyMean, filterConcurrencyPeak, firstImageP50, firstImageP95, previewsShown, previewDecodes, previewDecodeMs,
-        bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored, settleP50, settleP95, settleMean, restWaitMean,
+        bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored, settleP50, settleP95, settleMean, restWaitMean, cancel, prefetch, memoryCacheMb,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

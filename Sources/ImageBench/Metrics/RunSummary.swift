@@ -8,6 +8,11 @@ public struct RunSummary: Sendable, Equatable {
     public var format = ""
     public var network = ""
     public var transport = ""
+    /// The cell's policies (`--cancel`, `--prefetch`, `--memory-cache-mb`): what tells apart the
+    /// cells of a run that varies them.
+    public var cancel = ""
+    public var prefetch = 0
+    public var memoryCacheMb = 0
     public var rows = 0
     public var rowsVisited = 0
     public var requests = 0

@@ -43,7 +43,7 @@ public struct ComparisonTable: Sendable {
         Column("mem hit", .memoryHitRate, Format.percent), Column("network", .networkFetches, rank: false),
         Column("merged", .merged), cancellations,
         // Costs are not "less is best" (doing less is not winning): the verdict weighs them per image.
-        Column("MB down", .bytesDownloaded, rank: false, Format.megabytes), Column("MB saved", .bytesSaved, rank: false, Format.megabytes),
+        Column("MB down", .bytesDownloaded, rank: false, Format.megabytes), Column("max MB saved", .bytesSaved, rank: false, Format.megabytes),
         Column("shown", .displayed, rank: false), Column("p50 ms", .latencyP50), Column("p95 ms", .latencyP95),
         Column("p99 ms", .latencyP99),
         Column("never shown", .neverDisplayed), Column("placeholder", .placeholderRatio, Format.percent),
@@ -89,7 +89,12 @@ public struct ComparisonTable: Sendable {
     /// `traceFrames` cuts the trace into the segments mean placeholder time is compared over.
     public init(_ results: [RunResult], traceFrames: Int, load: Bool = false) {
         let summaries = results.map(\.summary)
-        let columns = load ? Self.loadColumns : Self.columns
+        var columns = load ? Self.loadColumns : Self.columns
+        // A run that varies policies names each row's values beside its limit.
+        let varied = Set(results.flatMap { $0.cell.variant.values.keys }).sorted()
+        if !varied.isEmpty {
+            columns.insert(Column("policies") { summary in varied.map { $0.label($0.value(of: summary)) }.joined(separator: " ") }, at: 2)
+        }
         header = columns.map(\.title)
         rows = summaries.map { summary in columns.map { $0.format(summary) } }
         // Only valid cells compete: not the control, not failed, stopped or overloaded runs.

@@ -33,6 +33,10 @@ public struct HistogramsJSON: ReportWriter {
         /// Settle time and each rest's sample; absent in files of imgbench 0.3 and earlier.
         public var settle: LatencyHistogram?
         public var settleSamples: [SettleSample]?
+        /// The cell's policies (what tells apart the cells of a run that varies them); absent before 0.4.
+        public var cancel: String?
+        public var prefetch: Int?
+        public var memoryCacheMb: Int?
 
         /// The run's distributions as written (empty where an older file has none).
         public var distributions: RunDistributions {
@@ -57,7 +61,8 @@ public struct HistogramsJSON: ReportWriter {
                 latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
                 seconds: result.timeline.intervals, request: result.distributions.request, format: result.summary.format,
                 decodePerMegapixel: result.distributions.decodePerMegapixel, memoryHitThresholds: result.distributions.memoryHitThresholds, firstImage: result.distributions.firstImage,
-                settle: result.distributions.settle, settleSamples: result.distributions.settleSamples)
+                settle: result.distributions.settle, settleSamples: result.distributions.settleSamples,
+                cancel: result.summary.cancel, prefetch: result.summary.prefetch, memoryCacheMb: result.summary.memoryCacheMb)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

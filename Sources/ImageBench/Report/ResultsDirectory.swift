@@ -22,7 +22,7 @@ public struct ResultsDirectory: Sendable {
         }
         self.path = path
         self.header = header
-        runs = rows.dropFirst().filter { $0.count == header.count }.map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
+        runs = rows.dropFirst().filter { $0.count == header.count }.map { Dictionary(zip(header, $0), uniquingKeysWith: { first, _ in first }) }
     }
 
     init(path: String, header: [String], runs: [[String: String]]) {
@@ -39,7 +39,7 @@ public struct ResultsDirectory: Sendable {
         var runs: [[String: String]] = []
         for part in parts {
             for var run in part.runs {
-                let cell = Self.cell(of: run)
+                let cell = part.cell(of: run)
                 counts[cell, default: 0] += 1
                 run["repeat"] = String(counts[cell]!)
                 runs.append(run)
@@ -52,10 +52,16 @@ public struct ResultsDirectory: Sendable {
         return ResultsDirectory(path: directory.path, header: header, runs: runs)
     }
 
-    /// The strategy × concurrency (× format) cell a run belongs to, as tables name it:
-    /// "threads ×5", "threads ×5 avif".
-    static func cell(of run: [String: String]) -> String {
+    /// The strategy × concurrency (× format × varied policies) cell a run belongs to, as tables
+    /// name it: "threads ×5", "threads ×5 avif", "threads ×5 cancel=none".
+    func cell(of run: [String: String]) -> String {
         CellName.of(strategy: run["strategy"] ?? "?", concurrency: run["concurrency"] ?? "?", format: run["format"] ?? "")
+            + PolicyVariant(Self.variedPolicies(runs).reduce(into: [:]) { $0[$1] = run[$1.rawValue] }).suffix
+    }
+
+    /// The policies whose column holds more than one value: the run varied them.
+    static func variedPolicies(_ runs: [[String: String]]) -> [PolicyDimension] {
+        PolicyDimension.allCases.filter { dimension in Set(runs.compactMap { $0[dimension.rawValue] }).count > 1 }
     }
 
     /// Runs grouped by strategy and concurrency, in first-seen order.
@@ -63,7 +69,7 @@ public struct ResultsDirectory: Sendable {
         var order: [String] = []
         var groups: [String: [[String: String]]] = [:]
         for run in runs {
-            let key = Self.cell(of: run)
+            let key = cell(of: run)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(run)
         }

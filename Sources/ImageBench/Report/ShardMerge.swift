@@ -38,7 +38,8 @@ public enum ShardMerge {
             guard let header = table.first else { throw MergeError(description: "\(directory)/clients.csv is empty") }
             var clientsHere = Set<Int>()
             for (line, fields) in table.dropFirst().enumerated() where fields.count == header.count {
-                let row = Dictionary(uniqueKeysWithValues: zip(header, fields))
+                // A header that names a column twice (a hostile or hand-edited file) keeps the first.
+                let row = Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first })
                 let summary: RunSummary
                 do {
                     summary = try RunSummary(row: row)
@@ -51,12 +52,14 @@ public enum ShardMerge {
                 }
                 seenClients[client] = directory
                 clientsHere.insert(client)
-                let key = Self.key(summary.strategy, summary.concurrency, summary.repetition, summary.format)
+                let key = Self.key(summary.strategy, summary.concurrency, summary.repetition, summary.format) + Self.variant(summary, plan).suffix
                 if clientRows[key] == nil { cellOrder.append(key) }
                 clientRows[key, default: []].append((client, summary))
             }
             for run in runs {
-                let key = Self.key(run.strategy, run.concurrency, run.repetition, run.format ?? "")
+                var policies = RunSummary()
+                (policies.cancel, policies.prefetch, policies.memoryCacheMb) = (run.cancel ?? "", run.prefetch ?? 0, run.memoryCacheMb ?? 0)
+                let key = Self.key(run.strategy, run.concurrency, run.repetition, run.format ?? "") + Self.variant(policies, plan).suffix
                 histograms[key, default: RunDistributions()].add(run.distributions)
                 // Each shard's seconds count from its own start: shards started together add up.
                 timelines[key, default: Timeline()].add(Timeline(intervals: run.seconds ?? []))
@@ -66,10 +69,15 @@ public enum ShardMerge {
             let rows = CSVTable.parse(text)
             if let header = rows.first {
                 for fields in rows.dropFirst() where fields.count == header.count {
-                    let row = Dictionary(uniqueKeysWithValues: zip(header, fields))
+                    // A header that names a column twice (a hostile or hand-edited file) keeps the first.
+                let row = Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first })
                     guard let record = RequestRecord(row: row), let strategy = row["strategy"],
                           let concurrency = row["concurrency"].flatMap(Int.init), let repetition = row["repeat"].flatMap(Int.init) else { continue }
-                    records[Self.key(strategy, concurrency, repetition, row["format"] ?? ""), default: []].append(record)
+                    var policies = RunSummary()
+                    policies.cancel = row["cancel_policy"] ?? ""
+                    (policies.prefetch, policies.memoryCacheMb) = (row["prefetch"].flatMap(Int.init) ?? 0, row["memory_cache_mb"].flatMap(Int.init) ?? 0)
+                    let variant = Self.variant(policies, plan).suffix
+                    records[Self.key(strategy, concurrency, repetition, row["format"] ?? "") + variant, default: []].append(record)
                 }
             }
         }
@@ -89,7 +97,7 @@ public enum ShardMerge {
             // A --source cell whose format imgbench did not choose has none (the mix's name is not shown).
             let format = (try? CorpusFormat(parsing: summary.format)) ?? .mixed
             var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition,
-                                                 format: format),
+                                                 format: format, variant: Self.variant(summary, plan)),
                                    summary: summary, requests: records[key] ?? [], distributions: distributions)
             result.clients = clients.count > 1 ? clients : []
             result.timeline = timelines[key] ?? Timeline()
@@ -103,6 +111,14 @@ public enum ShardMerge {
                                          serverURL: "\(directories.count) shards", traceSeconds: workload["trace_seconds"] as? Double ?? 0,
                                          startedAt: Date(), environment: RunEnvironment.capture())
         return Merged(results: benchmark, requestsCSV: requests)
+    }
+
+    /// A run's values of the policies its plan varies, from its summary's columns.
+    static func variant(_ summary: RunSummary, _ plan: BenchmarkPlan) -> PolicyVariant {
+        var settings = RunSettings()
+        (settings.cancelPolicy, settings.prefetch) = (CancelPolicy(rawValue: summary.cancel) ?? settings.cancelPolicy, summary.prefetch)
+        settings.memoryCacheBytes = summary.memoryCacheMb * 1_000_000
+        return PolicyVariant(plan.variations.reduce(into: [:]) { $0[$1.dimension] = $1.dimension.value(of: settings) })
     }
 
     static func key(_ strategy: String, _ concurrency: Int, _ repetition: Int, _ format: String) -> String {

@@ -138,7 +138,7 @@ public enum Benchmark {
             observer?.runStarted(cell, index: index, of: cells.count)
             if cell.repetition > 0 && plan.warmupSeconds > 0 {
                 server?.restartFaultDraws()
-                warmUp(cell, seconds: plan.warmupSeconds, workload: prepared.workload(cell.format), settings: settings,
+                warmUp(cell, seconds: plan.warmupSeconds, workload: prepared.workload(cell.format), settings: plan.settings(for: cell),
                        stop: stop, observer: observer)
                 if stop?.isRequested == true { break }
             }
@@ -146,7 +146,8 @@ public enum Benchmark {
             // Every run meets the same faults on its k-th request of a path (fair across strategies).
             server?.restartFaultDraws()
             let before = server?.counts
-            var result = runCell(cell, workload: prepared.workload(cell.format), settings: settings,
+            // The cell's own policies (`--cancel none,offscreen`) on the one workload every cell shares.
+            var result = runCell(cell, workload: prepared.workload(cell.format), settings: plan.settings(for: cell),
                                  diskCache: diskCache, stop: stop, observer: observer)
             if let server, let before { result.server = server.counts - before }
             if let diskCache { diskCaches?.finish(diskCache) }

@@ -14,9 +14,12 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
     /// The corpus formats to compare (`--formats`): each cell runs in each, on the same pictures
     /// and the same trace.
     public var formats: [CorpusFormat]
+    /// Policies given as lists (`--cancel none,offscreen`): each a dimension of the matrix. The
+    /// settings hold each one's first value.
+    public var variations: [PolicyVariation]
 
     public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
-                warmups: Int = 0, warmupSeconds: Double = 0, formats: [CorpusFormat] = [.mixed]) {
+                warmups: Int = 0, warmupSeconds: Double = 0, formats: [CorpusFormat] = [.mixed], variations: [PolicyVariation] = []) {
         self.settings = settings
         self.strategies = strategies
         self.concurrencies = concurrencies
@@ -24,6 +27,7 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
         self.warmups = warmups
         self.warmupSeconds = warmupSeconds
         self.formats = formats
+        self.variations = variations
     }
 
     /// Plans of imgbench 0.2 have no `warmupSeconds` (they ran without one) and no `formats`
@@ -36,11 +40,22 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
                   repeats: try container.decode(Int.self, forKey: .repeats),
                   warmups: try container.decode(Int.self, forKey: .warmups),
                   warmupSeconds: try container.decodeIfPresent(Double.self, forKey: .warmupSeconds) ?? 0,
-                  formats: try container.decodeIfPresent([CorpusFormat].self, forKey: .formats) ?? [.mixed])
+                  formats: try container.decodeIfPresent([CorpusFormat].self, forKey: .formats) ?? [.mixed],
+                  variations: try container.decodeIfPresent([PolicyVariation].self, forKey: .variations) ?? [])
     }
 
     /// Runs that count (warm-ups excluded).
-    public var measuredRuns: Int { strategies.count * concurrencies.count * formats.count * max(1, repeats) }
+    public var measuredRuns: Int { strategies.count * concurrencies.count * formats.count * variants.count * max(1, repeats) }
+
+    /// Every combination of the varied policies' values, the first values first.
+    public var variants: [PolicyVariant] {
+        variations.reduce([PolicyVariant()]) { variants, variation in
+            variants.flatMap { variant in variation.values.map { variant.with(variation.dimension, $0) } }
+        }
+    }
+
+    /// The settings a cell runs with: the plan's, with the cell's policy values.
+    public func settings(for cell: RunCell) -> RunSettings { cell.variant.applied(to: settings) }
 
     /// Cells in run order: warm-ups first, then repeats outermost, so drift over time spreads
     /// across every cell instead of favouring the ones that ran first.
@@ -48,7 +63,9 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
         let round = { (repetition: Int) in
             self.strategies.flatMap { strategy in
                 self.concurrencies.flatMap { limit in
-                    self.formats.map { RunCell(strategy: strategy, concurrency: limit, repetition: repetition, format: $0) }
+                    self.formats.flatMap { format in
+                        self.variants.map { RunCell(strategy: strategy, concurrency: limit, repetition: repetition, format: format, variant: $0) }
+                    }
                 }
             }
         }
@@ -89,6 +106,13 @@ extension BenchmarkPlan {
         try check(Set(strategies).count == strategies.count, "--strategies names a strategy twice")
         try check(!formats.isEmpty, "--formats needs at least one value")
         try check(Set(formats).count == formats.count, "--formats names a format twice")
+        try check(Set(variations.map(\.dimension)).count == variations.count, "a policy is varied twice")
+        for variation in variations {
+            let flag = variation.dimension.flag
+            try check(variation.values.count >= 2 && Set(variation.values).count == variation.values.count,
+                      "\(flag): a varied policy needs two or more distinct values")
+            for value in variation.values { try check(try variation.dimension.canonical(value) == value, "\(flag): '\(value)' is not canonical") }
+        }
         try checkFormats()
         for limit in concurrencies { try R.check(limit, in: R.concurrency, "--concurrency") }
         try R.check(repeats, in: R.repeats, "--repeat")

@@ -35,9 +35,11 @@ public struct MemoryEstimate: Sendable {
         let corpusBytes = s.source == .embedded ? plan.formats.reduce(0) { $0 + s.resolvedImageCount * Self.corpusImageBytes($1) } : 0
         let distinct = min(s.rows, s.resolvedImageCount)
         let decodedImage = ImagePipeline.defaultTargetSize.pixelCount * 4
-        let cachePerUser = s.decodes ? min(s.memoryCacheBytes, distinct * decodedImage) : distinct * Self.standInBytes
+        // The largest memory cache a cell of the plan runs with (`--memory-cache-mb 16,64`).
+        let cacheLimit = plan.variants.map { $0.applied(to: s).memoryCacheBytes }.max() ?? s.memoryCacheBytes
+        let cachePerUser = s.decodes ? min(cacheLimit, distinct * decodedImage) : distinct * Self.standInBytes
         // Every row is asked for about once per run; every run's records are kept for the reports.
-        let runs = plan.measuredRuns + plan.warmups * plan.strategies.count * plan.concurrencies.count * plan.formats.count
+        let runs = plan.measuredRuns + plan.warmups * plan.strategies.count * plan.concurrencies.count * plan.formats.count * plan.variants.count
         parts = [
             ("generated corpus", 2 * corpusBytes),
             ("memory caches (\(alive) user\(alive == 1 ? "" : "s") × \(Format.size(cachePerUser)))", alive * cachePerUser),

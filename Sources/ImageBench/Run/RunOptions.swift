@@ -16,13 +16,14 @@ public struct RunOptions: Sendable {
     public var fps = 60
     public var seed: UInt64 = 1
     public var filter = ImageFilter.sepia.rawValue
+    /// Lists: each of two or more values is a dimension of the matrix (`PolicyDimension`).
     public var cancel = CancelPolicy.offscreen.rawValue
     public var coalesce = true
-    public var memoryCacheMB = MemoryCache.defaultCostLimit / 1_000_000
+    public var memoryCacheMB = String(MemoryCache.defaultCostLimit / 1_000_000)
     public var diskCache: String?
     public var diskCacheMB = DiskCache.defaultSizeLimit / 1_000_000
     public var diskRead = DiskReadMode.background.rawValue
-    public var prefetch = 0
+    public var prefetch = "0"
     public var decodeConcurrency: Int?
     public var filterConcurrency: Int?
     public var progressive = false
@@ -59,7 +60,6 @@ public struct RunOptions: Sendable {
         settings.seed = seed
         settings.scroll = try Self.parse(scroll, flag: "--scroll")
         settings.filter = try Self.parse(filter, flag: "--filter")
-        settings.cancelPolicy = try Self.parse(cancel, flag: "--cancel")
         settings.transport = try Self.parse(transport, flag: "--transport")
         settings.network = try Self.parsing("--network: ") { () throws(NetworkProfile.ParseError) in
             try NetworkProfile(parsing: network ?? "wifi")
@@ -87,12 +87,18 @@ public struct RunOptions: Sendable {
         // Ranges are checked before scaling: a huge number of MB or seconds would overflow.
         typealias R = FlagRanges
         settings.diskCacheBytes = try R.check(diskCacheMB, in: R.diskCacheMB, "--disk-cache-mb") * 1_000_000
-        settings.prefetch = prefetch
         if let limit = decodeConcurrency { settings.decodeConcurrency = try R.check(limit, in: R.stageConcurrency, "--decode-concurrency") }
         if progressive { settings.progressive = true }
         if resume { settings.resume = true }
         if let limit = filterConcurrency { settings.filterConcurrency = try R.check(limit, in: R.stageConcurrency, "--filter-concurrency") }
-        settings.memoryCacheBytes = try R.check(memoryCacheMB, in: R.memoryCacheMB, "--memory-cache-mb") * 1_000_000
+        // Policies as lists: the first value is the settings', and two or more make a dimension.
+        var variations: [PolicyVariation] = []
+        for (dimension, text) in [(PolicyDimension.cancel, cancel), (.prefetch, prefetch), (.memoryCacheMB, memoryCacheMB)] {
+            let values = try Self.list(text, flag: dimension.flag).map { item throws(PlanError) in try dimension.canonical(item) }
+            guard Set(values).count == values.count else { throw PlanError("\(dimension.flag) '\(text)' names a value twice") }
+            dimension.apply(values[0], to: &settings)
+            if values.count > 1 { variations.append(PolicyVariation(dimension: dimension, values: values)) }
+        }
         // Rounded, not truncated: 1.001 s is 1001 ms however the double falls.
         let timeout = (try R.check(timeoutSeconds, in: R.timeoutSeconds, "--timeout") * 1000).rounded()
         settings.fetchLimits = FetchLimits(timeoutMilliseconds: Int(timeout), maxBytes: maxBytes,
@@ -122,7 +128,7 @@ public struct RunOptions: Sendable {
             : try Self.list(strategies, flag: "--strategies").map { text throws(PlanError) in try Self.parse(text, flag: "--strategies") }
         let formatList = try Self.list(formats, flag: "--formats").map { text throws(PlanError) in try CorpusFormat(parsing: text) }
         let plan = BenchmarkPlan(settings: settings, strategies: kinds, concurrencies: limits, repeats: repeats, warmups: warmup,
-                                 warmupSeconds: warmupSeconds, formats: formatList)
+                                 warmupSeconds: warmupSeconds, formats: formatList, variations: variations)
         try plan.validate()
         return plan
     }

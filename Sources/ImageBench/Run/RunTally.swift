@@ -245,6 +245,8 @@ struct RunTally {
         summary.format = run.settings.formatLabel(run.cell.format)
         summary.network = run.settings.network.name
         summary.transport = run.settings.transport.rawValue
+        (summary.cancel, summary.prefetch) = (run.settings.cancelPolicy.rawValue, run.settings.prefetch)
+        summary.memoryCacheMb = run.settings.memoryCacheBytes / 1_000_000
         summary.rows = run.workload.feed.rowCount
         summary.rowsVisited = Set(requests.map(\.row)).count
         summary.requests = requests.count

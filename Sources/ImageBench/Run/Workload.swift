@@ -5,16 +5,23 @@ public struct RunCell: Sendable, Equatable, Hashable {
     public var repetition: Int
     /// The corpus format the cell downloads and decodes (`--formats`).
     public var format: CorpusFormat
+    /// Its values of the policies the run varies (`--cancel none,offscreen`); empty otherwise.
+    public var variant: PolicyVariant
 
-    public init(strategy: StrategyKind, concurrency: Int, repetition: Int, format: CorpusFormat = .mixed) {
+    public init(strategy: StrategyKind, concurrency: Int, repetition: Int, format: CorpusFormat = .mixed,
+                variant: PolicyVariant = PolicyVariant()) {
         self.strategy = strategy
         self.concurrency = concurrency
         self.repetition = repetition
         self.format = format
+        self.variant = variant
     }
 
-    /// `threads ×5`, with the format where it is not the default mix: `threads ×5 avif`.
-    public var name: String { CellName.of(strategy: strategy.rawValue, concurrency: concurrency, format: format.description) }
+    /// `threads ×5`, with the format where it is not the default mix (`threads ×5 avif`) and the
+    /// varied policies' values (`threads ×5 cancel=none prefetch=10`).
+    public var name: String {
+        CellName.of(strategy: strategy.rawValue, concurrency: concurrency, format: format.description) + variant.suffix
+    }
 }
 
 /// How reports name a strategy × limit (× format) cell, and the key that tells cells apart.

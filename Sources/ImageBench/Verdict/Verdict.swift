@@ -48,7 +48,12 @@ public struct Verdict: Sendable {
         /// What the p95 beside the ranked mean is of.
         var rankingP95Name: String { rankedBy == .restWait ? "settle time p95" : "p95" }
 
-        public var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) }
+        /// The varied policies' values (" cancel=none prefetch=10"), empty when none vary.
+        public var variant = ""
+
+        public var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) + variant }
+        /// " with cancel=none prefetch=10", or nothing.
+        var withVariant: String { variant.isEmpty ? "" : " with" + variant }
         /// " in avif", or nothing for the default mix.
         var inFormat: String { CellName.names(format) ? " in \(format)" : "" }
     }
@@ -117,9 +122,10 @@ public struct Verdict: Sendable {
         let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.cheaper(cell, than: best) ? cell : best }
         recommended = best
         decision = Self.decide(best: best, fastest: fastest, ranked: ranked, tied: tied)
-        let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format }.sorted { $0.concurrency < $1.concurrency }
+        let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format && $0.variant == best.variant }.sorted { $0.concurrency < $1.concurrency }
         knee = sweep.first { $0.name == best.name || $0.ranking.overall <= best.ranking.overall || Self.equivalent(best, $0) }
         lines = Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, knee: knee, all: cells)
+            + Effects(results, traceFrames: traceFrames).lines
     }
 
     /// Better beyond noise, cheaper beyond noise, a tie, undecided, or alone.
@@ -177,6 +183,7 @@ public struct Verdict: Sendable {
                     cpuPerImage: summaries.map { $0.cpuUserS + $0.cpuSysS }.reduce(0, +) / displayed,
                     achievedPeak: summaries.map(\.achievedConcurrencyPeak).max() ?? 0, transport: summaries[0].transport)
         cell.runs = summaries.count
+        cell.variant = runs[0].cell.variant.suffix
         cell.decodeMsPerMp = RepeatStatistics.median(of: summaries.map(\.decodeMsPerMpP50))
         return cell
     }

@@ -13,7 +13,7 @@ extension Verdict {
         }
         if let knee, knee.concurrency < best.concurrency {
             let difference = knee.ranking.difference(from: best.ranking).map(signed) ?? "not comparable"
-            lines.append("\(best.strategy) at a limit of \(knee.concurrency)\(best.inFormat) does as well within noise (\(difference); "
+            lines.append("\(best.strategy) at a limit of \(knee.concurrency)\(best.inFormat)\(best.withVariant) does as well within noise (\(difference); "
                          + String(format: "a tie needs ±%.1f ms): the smallest limit that does.", tieMargin(best)))
         }
         for cell in ranked where cell.achievedPeak < cell.concurrency {
@@ -32,7 +32,7 @@ extension Verdict {
     /// The first line: a recommendation only where the data makes one (better or cheaper beyond
     /// noise); otherwise the tie or the open question, with the leader's numbers.
     static func headline(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell]) -> String {
-        let at = "\(best.strategy) at a limit of \(best.concurrency)\(best.inFormat)"
+        let at = "\(best.strategy) at a limit of \(best.concurrency)\(best.inFormat)\(best.withVariant)"
         let numbers = "\(best.rankedBy.rawValue) \(estimate(best)), \(best.rankingP95Name) \(ms(best.rankingP95Ms))"
         switch decision {
         case .better:
@@ -59,7 +59,7 @@ extension Verdict {
 
     /// "operation-queue, gcd and threads ×5" where the limit and format are shared, else the full names.
     static func tiedNames(_ cells: [Cell]) -> String {
-        let shared = Set(cells.map { "\($0.concurrency) \($0.format)" }).count == 1
+        let shared = Set(cells.map { "\($0.concurrency) \($0.format)\($0.variant)" }).count == 1
         guard shared, let first = cells.first else { return list(cells.map(\.name)) }
         let suffix = String(first.name.dropFirst(first.strategy.count))
         return list(cells.map(\.strategy)) + suffix

@@ -19,8 +19,8 @@ struct PlanTests {
         options.filter = "grayscale"
         options.cancel = "none"
         options.coalesce = false
-        options.memoryCacheMB = 32
-        options.prefetch = 2
+        options.memoryCacheMB = "32"
+        options.prefetch = "2"
         options.decodeConcurrency = 2
         options.filterConcurrency = 1
         options.progressive = true
@@ -136,18 +136,18 @@ struct PlanTests {
                                        startedAt: Date(), environment: RunEnvironment.capture())
         try SummaryJSON().write(results, to: directory)
         #expect(try RecordedPlan.read(directory: directory.path) == plan)
-        options.memoryCacheMB = -9_999_999_999_999
+        options.memoryCacheMB = "-9999999999999"
         #expect(throws: PlanError("--memory-cache-mb must be between 0 and 65536 (got -9999999999999)")) { try options.plan() }
     }
 
     @Test("a megabyte is 10^6 bytes wherever a user types or reads one")
     func oneMegabyte() throws {
         var options = RunOptions()
-        options.memoryCacheMB = 10
+        options.memoryCacheMB = "10"
         options.diskCacheMB = 3
         let settings = try options.plan().settings
         #expect(settings.memoryCacheBytes == 10_000_000 && settings.diskCacheBytes == 3_000_000)
-        #expect(MemoryCache.defaultCostLimit == 64_000_000 && RunOptions().memoryCacheMB == 64)
+        #expect(MemoryCache.defaultCostLimit == 64_000_000 && RunOptions().memoryCacheMB == "64")
         #expect(Format.megabytes(2_500_000.0) == "2.5" && Format.size(67_100_000) == "67.1 MB" && Format.size(64_000_000_000) == "64.0 GB")
         #expect(try NetworkProfile(parsing: "bandwidth=2MB/s").bandwidthBytesPerSecond == 2_000_000)
         let words = RunArguments(try options.plan()).words
