@@ -96,8 +96,18 @@ int ib_avif_read_info(const uint8_t *data, size_t length, ib_image_info *info, c
     return status;
 }
 
+uint64_t ib_avif_decode_bytes(uint32_t width, uint32_t height, int depth, int yuv_format, int has_alpha) {
+    uint64_t luma = (uint64_t)width * height, sample = depth > 8 ? 2 : 1;
+    uint64_t chroma_width = width, chroma_height = height;
+    if (yuv_format == AVIF_PIXEL_FORMAT_YUV420 || yuv_format == AVIF_PIXEL_FORMAT_YUV422) chroma_width = (width + 1) / 2;
+    if (yuv_format == AVIF_PIXEL_FORMAT_YUV420) chroma_height = (height + 1) / 2;
+    uint64_t chroma = yuv_format == AVIF_PIXEL_FORMAT_YUV400 ? 0 : 2 * chroma_width * chroma_height;
+    return (luma + chroma + (has_alpha ? luma : 0)) * sample + luma * 4;
+}
+
 int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
-                        size_t output_capacity, ib_image_info *info, char *error) {
+                        size_t output_capacity, ib_image_info *info, ib_decode_control *control,
+                        char *error) {
     if (error) error[0] = 0;
     avifDecoder *decoder = avifDecoderCreate();
     if (!decoder) return IB_IMAGE_NO_MEMORY;
@@ -120,7 +130,20 @@ int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels,
         avifDecoderDestroy(decoder);
         return IB_IMAGE_NO_MEMORY;
     }
+    // dav1d decodes a whole frame into planes of the image's size, and one frame cannot be
+    // interrupted: the budget is what bounds it, charged here from what parsing told.
+    status = ib_decode_charge(control, ib_avif_decode_bytes(info->width, info->height, info->bit_depth,
+                                                            decoder->image->yuvFormat, info->has_alpha));
+    if (status == IB_IMAGE_OK && ib_decode_should_stop(control)) status = IB_IMAGE_STOPPED;
+    if (status != IB_IMAGE_OK) {
+        avifDecoderDestroy(decoder);
+        return status;
+    }
     result = avifDecoderNextImage(decoder);
+    if (result == AVIF_RESULT_OK && ib_decode_should_stop(control)) {
+        avifDecoderDestroy(decoder);
+        return IB_IMAGE_STOPPED;
+    }
     if (result == AVIF_RESULT_OK) {
         // The frame decoded may differ from what the container announced (a lying header).
         if (decoder->image->width != info->width || decoder->image->height != info->height) {

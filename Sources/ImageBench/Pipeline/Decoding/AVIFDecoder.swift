@@ -3,6 +3,8 @@ import CShims
 /// Decodes AVIF (8-, 10- and 12-bit, 4:2:0 to 4:4:4, with alpha) through libavif and dav1d into
 /// RGBA8, on the calling thread only. AV1 has no reduced-scale decode: the caller downsamples the
 /// full-size image, which is the cost a phone pays too. An image sequence shows its first image.
+/// The frame cannot be interrupted once dav1d has it: `--max-decode-mb` bounds it, and a stop is
+/// seen before and after it.
 public struct AVIFDecoder: ImageDecoding {
     public init() {}
 
@@ -10,12 +12,14 @@ public struct AVIFDecoder: ImageDecoding {
         guard !bytes.isEmpty else { throw .empty }
         // Parsing the container gives the size: checked before the frame buffer exists.
         var (info, size) = try DecodeStatus.header(bytes, format: "AVIF", limits: limits, ib_avif_read_info)
-        let decoded = DecodeStatus.rgba(bytes, size: size) { source, output, message in
+        // The output now; the frame's planes (by depth and subsampling) in the shim, after parsing
+        // and before dav1d allocates them.
+        let decoded = try DecodeStatus.rgba(bytes, size: size, limits: limits, fullSize: true) { source, output, control, message in
             ib_avif_decode_rgba(source.baseAddress, source.count, UInt64(limits.maxPixels), output.baseAddress, output.count,
-                                &info, message)
+                                &info, control, message)
         }
         if decoded.status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(size, limit: limits.maxPixels) }
-        try DecodeStatus.check(decoded.status, decoded.message, format: "AVIF")
+        try DecodeStatus.check(decoded.status, decoded.message, format: "AVIF", needed: decoded.needed, limits: limits)
         var image = DecodedImage(size: size, pixels: decoded.pixels)
         image.frames = Int(info.frames)
         return image
