@@ -19,7 +19,9 @@ typedef struct {
     char *message;
     ib_decode_control *control;
     struct jpeg_progress_mgr progress;
-    int stopped;
+    // Set by the progress monitor just before its longjmp, read after it: volatile, so the read
+    // is from memory, not a value the optimiser kept from before the jump.
+    volatile int stopped;
 } ib_jpeg_error;
 
 void ib_jpeg_error_exit(j_common_ptr cinfo);

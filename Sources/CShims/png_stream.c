@@ -83,6 +83,19 @@ static void ib_png_stream_row(png_structp png, png_bytep row, png_uint_32 number
     if (ib_decode_should_stop(stream->control)) ib_png_stream_end(png, stream, IB_IMAGE_STOPPED);
 }
 
+// Feeds the data a chunk at a time, polling the stop between chunks. Returns only if the data ran
+// out before the last row (a truncated file) or the stop said so; the last row longjmps.
+static int ib_png_feed(png_structp png, png_infop info, const uint8_t *data, size_t length,
+                       ib_decode_control *control) {
+    for (size_t offset = 0; offset < length;) {
+        if (ib_decode_should_stop(control)) return IB_IMAGE_STOPPED;
+        size_t count = length - offset < IB_PNG_CHUNK ? length - offset : IB_PNG_CHUNK;
+        png_process_data(png, info, (png_bytep)(data + offset), count);
+        offset += count;
+    }
+    return IB_IMAGE_CORRUPT;
+}
+
 int ib_png_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
                        uint32_t target_height, uint8_t *output, size_t output_capacity,
                        ib_decode_report *report, ib_decode_control *control, char *error) {
@@ -92,35 +105,34 @@ int ib_png_decode_fill(const uint8_t *data, size_t length, uint32_t target_width
         if (error) snprintf(error, IB_ERROR_CAPACITY, "not a PNG signature");
         return IB_IMAGE_CORRUPT;
     }
-    ib_png_stream stream = {control, target_width, target_height, output, output_capacity, report, error,
-                            IB_IMAGE_CORRUPT, 0, 0, {0}, {0}, NULL};
+    // On the heap: the callbacks change it between setjmp and longjmp, and a local changed there
+    // would be indeterminate after the jump (C11 7.13.2.1); the pointer itself never changes.
+    ib_png_stream *stream = calloc(1, sizeof *stream);
+    if (!stream) return IB_IMAGE_NO_MEMORY;
+    *stream = (ib_png_stream){control, target_width, target_height, output, output_capacity, report, error,
+                              IB_IMAGE_CORRUPT, 0, 0, {0}, {0}, NULL};
     png_structp png = NULL;
     png_infop info = NULL;
     ib_png_errors errors;
     int status = ib_png_create(&png, &info, &errors, error);
-    if (status != IB_IMAGE_OK) return status;
+    if (status != IB_IMAGE_OK) {
+        free(stream);
+        return status;
+    }
     if (setjmp(png_jmpbuf(png))) {
         // libpng's error (status still CORRUPT), or a callback's end: stop, finish, refusal.
-        status = stream.finished && stream.status == IB_IMAGE_OK ? IB_IMAGE_OK : stream.status;
+        status = stream->finished && stream->status == IB_IMAGE_OK ? IB_IMAGE_OK : stream->status;
     } else {
-        png_set_progressive_read_fn(png, &stream, ib_png_stream_info, ib_png_stream_row, NULL);
-        status = IB_IMAGE_CORRUPT;
-        for (size_t offset = 0; offset < length;) {
-            if (ib_decode_should_stop(control)) {
-                status = IB_IMAGE_STOPPED;
-                break;
-            }
-            size_t count = length - offset < IB_PNG_CHUNK ? length - offset : IB_PNG_CHUNK;
-            png_process_data(png, info, (png_bytep)(data + offset), count);
-            offset += count;
-        }
+        png_set_progressive_read_fn(png, stream, ib_png_stream_info, ib_png_stream_row, NULL);
+        status = ib_png_feed(png, info, data, length, control);
         if (status != IB_IMAGE_STOPPED && error) snprintf(error, IB_ERROR_CAPACITY, "unexpected end of data (truncated PNG)");
     }
     png_destroy_read_struct(&png, &info, NULL);
-    free(stream.scratch);
     if (status == IB_IMAGE_OK) {
-        report->width = stream.geometry.out_width;
-        report->height = stream.geometry.out_height;
+        report->width = stream->geometry.out_width;
+        report->height = stream->geometry.out_height;
     }
+    free(stream->scratch);
+    free(stream);
     return status;
 }
