@@ -132,7 +132,7 @@ struct NetworkFlags: ParsableArguments {
     @Option(help: "Faults the embedded server injects, e.g. 'error=2%,reset=1%,stall=1%,truncate=1%' (deterministic by seed).")
     var faults: String?
 
-    @Option(parsing: .unconditional, help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)).")
+    @Option(parsing: .unconditional, help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)), the decode included: a decode still running that long after its fetch began stops as a timeout.")
     var timeout = defaults.timeoutSeconds
 
     @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Fail a transfer that receives nothing for this many seconds (whole seconds) \(FlagRanges.help(FlagRanges.stallTimeoutSeconds)).")
