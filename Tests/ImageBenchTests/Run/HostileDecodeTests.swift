@@ -96,7 +96,7 @@ extension ChildProcessRuns {
         func bombTimesOut() async throws {
             try await onOwnThread {
                 // A good image beside it: a run in which nothing loads at all fails (exit 2).
-                try Self.serving(["bomb.png": try DecodeBoundsTests.pngBomb(), "good.png": try Self.small()], copies: 3) { manifest, root, urls in
+                try Self.serving(["bomb.png": try DecodeStopTests.pngBomb(), "good.png": try Self.small()], copies: 3) { manifest, root, urls in
                     let out = root.appendingPathComponent("results")
                     let run = try Fixtures.imgbench(["--source", manifest, "--rows", "20", "--concurrency", "2",
                                                      "--strategies", "threads", "--cancel", "none", "--timeout", "2",
@@ -118,7 +118,7 @@ extension ChildProcessRuns {
         @Test("SIGTERM while a PNG bomb decodes ends the run within a second")
         func bombStopsOnSIGTERM() async throws {
             try await onOwnThread {
-                try Self.serving(["bomb.png": try DecodeBoundsTests.pngBomb()], copies: 3) { manifest, root, _ in
+                try Self.serving(["bomb.png": try DecodeStopTests.pngBomb()], copies: 3) { manifest, root, _ in
                     let out = root.appendingPathComponent("results")
                     let run = try BackgroundRun(["--source", manifest, "--rows", "2000", "--concurrency", "2",
                                                  "--strategies", "threads", "--cancel", "none", "--timeout", "600",
