@@ -149,12 +149,17 @@ int ib_jpeg_decode_rgba(const uint8_t *data, size_t length, int scale_denom,
     ib_jpeg_setup_errors(&cinfo, &err, error);
     if (setjmp(err.jump)) {
         int status = ib_jpeg_failure(&cinfo, &err);
+        if (status == IB_IMAGE_OVER_BUDGET) control->needed += output_capacity;
         if (warnings) *warnings = (int)err.base.num_warnings;
         jpeg_destroy_decompress(&cinfo);
         return status;
     }
     jpeg_create_decompress(&cinfo);
     ib_jpeg_setup_control(&cinfo, &err, control);
+    // The caller's full-size output counts against the same budget: libjpeg gets what is left.
+    if (control && control->max_bytes > 0) {
+        cinfo.mem->max_memory_to_use = (long)(control->max_bytes > output_capacity ? control->max_bytes - output_capacity : 1);
+    }
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
     jpeg_read_header(&cinfo, TRUE);
     int status = ib_jpeg_prepare(&cinfo, scale_denom, error);

@@ -98,11 +98,13 @@ int ib_webp_decode_rgba(const uint8_t *data, size_t length, const ib_fill_geomet
         if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
         return IB_IMAGE_NO_MEMORY;
     }
-    if (config.input.format == 2) {
-        // VP8L decodes into a full-size ARGB buffer (plus a few rows of cache) whatever the
-        // output's size.
-        uint64_t argb = (uint64_t)config.input.width * (uint64_t)config.input.height * 4;
-        int status = ib_decode_charge(control, argb + output_capacity);
+    // VP8L decodes into a full-size ARGB buffer (plus a few rows of cache) whatever the output's
+    // size; a lossy image's alpha is decoded whole too: its plane, and the 8-bit pixels of its
+    // own lossless stream, a byte a pixel each.
+    uint64_t pixels = (uint64_t)config.input.width * (uint64_t)config.input.height;
+    uint64_t whole = config.input.format == 2 ? pixels * 4 : config.input.has_alpha ? pixels * 2 : 0;
+    if (whole > 0) {
+        int status = ib_decode_charge(control, whole + output_capacity);
         if (status != IB_IMAGE_OK) return status;
     }
     config.output.colorspace = MODE_RGBA;

@@ -110,6 +110,9 @@ struct DecodeBoundsTests {
         #expect(filled.pixels == (try ImageDecoder().decode(plain, targetSize: Self.cell, limits: DecodeLimits())).pixels)
         // 1.4 MB full size: over a 1 MB budget interlaced, within it streamed.
         let tight = DecodeLimits(maxDecodeMegabytes: 1)
+        var rgba = [UInt8]()
+        rgba.reserveCapacity(size.pixelCount * 4)
+        for i in 0..<size.pixelCount { rgba += [rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], UInt8(i % 200)] }
         #expect(throws: DecodeError.overBudget(bytes: size.pixelCount * 4, limitMegabytes: 1)) {
             try ImageDecoder().decode(interlaced, targetSize: Self.cell, limits: tight)
         }
@@ -132,11 +135,16 @@ struct DecodeBoundsTests {
         let size = PixelSize(width: 1000, height: 1000)
         let rgb = PhotoSynthesizer.rgb(size: size, seed: 2)
         let tight = DecodeLimits(maxDecodeMegabytes: 1)
+        var rgba = [UInt8]()
+        rgba.reserveCapacity(size.pixelCount * 4)
+        for i in 0..<size.pixelCount { rgba += [rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], UInt8(i % 200)] }
         let quantized = try ImageEncoder.quantize(rgb, size: size)
         let refused: [(String, [UInt8], PixelSize?)] = [
             ("PNG full size", try ImageEncoder.png(rgb, size: size, layout: .rgb), nil),
             ("progressive JPEG", try ImageEncoder.jpeg(rgb, size: size, channels: 3, progressive: true), Self.cell),
             ("lossless WebP", try ImageEncoder.webp(rgb, size: size, channels: 3, quality: nil), Self.cell),
+            ("lossy WebP with alpha", try ImageEncoder.webp(rgba, size: size, channels: 4, quality: 80), Self.cell),
+            ("progressive JPEG full size", try ImageEncoder.jpeg(rgb, size: size, channels: 3, progressive: true), nil),
             ("AVIF", try ImageEncoder.avif(rgb, size: size, channels: 3, quantizer: 40, speed: 10), Self.cell),
             ("GIF", try ImageEncoder.gif(frames: [quantized.indices], size: size, palette: quantized.palette), Self.cell),
         ]
@@ -156,6 +164,15 @@ struct DecodeBoundsTests {
                               ("lossy WebP", try ImageEncoder.webp(rgb, size: size, channels: 3, quality: 80))] {
             #expect(try ImageDecoder().decode(bytes, targetSize: Self.cell, limits: tight).size == Self.cell, "\(name)")
         }
+        // A full-size progressive JPEG: its 4 MB output and 3 MB of coefficients in one budget.
+        let progressive = try ImageEncoder.jpeg(rgb, size: size, channels: 3, progressive: true)
+        #expect {
+            try ImageDecoder().decode(progressive, targetSize: nil, limits: DecodeLimits(maxDecodeMegabytes: 5))
+        } throws: { error in
+            guard case DecodeError.overBudget(let needed, 5) = error else { return false }
+            return needed > 5_000_000
+        }
+        #expect(try ImageDecoder().decode(progressive, targetSize: nil, limits: DecodeLimits(maxDecodeMegabytes: 12)).size == size)
     }
 
     @Test("plans recorded before --max-decode-mb read with today's default; the limit round-trips")
