@@ -160,9 +160,13 @@ int ib_avif_read_info(const uint8_t *data, size_t length, ib_image_info *info, c
 int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
                         size_t output_capacity, ib_image_info *info, ib_decode_control *control,
                         char *error);
-/// What decoding the first image of a parsed AVIF needs, in bytes: its YUV (and alpha) planes
-/// at its depth and subsampling, and the RGBA8 output.
-uint64_t ib_avif_decode_bytes(uint32_t width, uint32_t height, int depth, int yuv_format, int has_alpha);
+/// The first image straight to a cell of target_width × target_height shown aspect-fill
+/// (avif_fill.c): the frame's planes are converted to RGBA a band of rows at a time into the box
+/// filter, so no full-size RGBA exists; the same pixels as ib_avif_decode_rgba then
+/// ib_box_filter_rgba. Charges the planes, the band and the cell; the stop is polled per band too.
+int ib_avif_decode_fill(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t target_width,
+                        uint32_t target_height, uint8_t *output, size_t output_capacity, ib_image_info *info,
+                        ib_decode_report *report, ib_decode_control *control, char *error);
 /// RGB/RGBA 8-bit to a malloc'd 4:2:0 AVIF at `depth` bits (8 or 10), one quantizer (0 best to
 /// 63), libaom at `speed` (0 slowest to 10 fastest); alpha is lossless.
 int ib_avif_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int depth,

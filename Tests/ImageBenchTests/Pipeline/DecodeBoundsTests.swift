@@ -119,6 +119,24 @@ struct DecodeBoundsTests {
         #expect(try ImageDecoder().decode(plain, targetSize: Self.cell, limits: tight).size == Self.cell)
     }
 
+    @Test("an AVIF converted in bands into the cell equals the full decode aspect-filled afterwards",
+          arguments: [(700, 500, 8, 3), (333, 901, 10, 4), (240, 240, 8, 4), (150, 91, 8, 3), (1000, 241, 10, 3)])
+    func bandedAVIFEqualsFullDecode(width: Int, height: Int, depth: Int, channels: Int) throws {
+        let size = PixelSize(width: width, height: height)
+        let rgb = PhotoSynthesizer.rgb(size: size, seed: 8)
+        var pixels = rgb
+        if channels == 4 {
+            pixels = []
+            for i in 0..<size.pixelCount { pixels += [rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], UInt8(i % 199)] }
+        }
+        let bytes = try ImageEncoder.avif(pixels, size: size, channels: channels, quantizer: 30, depth: depth, speed: 10)
+        let full = try AVIFDecoder().decode(bytes, targetSize: nil, limits: DecodeLimits())
+        let expected = Downsampler.aspectFill(full, to: Self.cell)
+        let banded = try AVIFDecoder().decode(bytes, targetSize: Self.cell, limits: DecodeLimits())
+        #expect(banded.size == expected.size && banded.sourceSize == size && banded.frames == full.frames)
+        #expect(banded.pixels == expected.pixels, "\(size) \(depth)-bit, \(channels) channels: banded pixels differ")
+    }
+
     @Test("a PNG truncated inside its image data is corrupt on the streamed path too")
     func truncatedStreamedPNG() throws {
         let size = PixelSize(width: 400, height: 300)
