@@ -84,6 +84,32 @@ struct DecodeStopTests {
         }
     }
 
+    @Test("a decode that could be stopped but is not gives the very pixels of one that cannot (WebP then decodes in chunks)")
+    func stoppableSamePixels() throws {
+        let size = PixelSize(width: 900, height: 700)
+        let rgb = PhotoSynthesizer.rgb(size: size, seed: 7)
+        var rgba = [UInt8]()
+        for i in 0..<size.pixelCount { rgba += [rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2], UInt8(i % 211)] }
+        let quantized = try ImageEncoder.quantize(rgb, size: size)
+        let files: [(String, [UInt8])] = [
+            ("lossy WebP", try ImageEncoder.webp(rgb, size: size, channels: 3, quality: 80)),
+            ("lossy WebP with alpha", try ImageEncoder.webp(rgba, size: size, channels: 4, quality: 80)),
+            ("lossless WebP", try ImageEncoder.webp(rgba, size: size, channels: 4, quality: nil)),
+            ("PNG", try ImageEncoder.png(rgb, size: size, layout: .rgb)),
+            ("progressive JPEG", try ImageEncoder.jpeg(rgb, size: size, channels: 3, progressive: true)),
+            ("AVIF", try ImageEncoder.avif(rgba, size: size, channels: 4, quantizer: 30, speed: 10)),
+            ("GIF", try ImageEncoder.gif(frames: [quantized.indices], size: size, palette: quantized.palette)),
+        ]
+        let never = DecodeLimits(stop: DecodeStop { nil })
+        for (name, bytes) in files {
+            for target in [Self.cell, nil] as [PixelSize?] {
+                let plain = try ImageDecoder().decode(bytes, targetSize: target, limits: DecodeLimits())
+                let stoppable = try ImageDecoder().decode(bytes, targetSize: target, limits: never)
+                #expect(plain == stoppable, "\(name) to \(target.map(\.description) ?? "full size")")
+            }
+        }
+    }
+
     @Test("a load's stop: cancelled by its token, or past its deadline; unset, never")
     func loadStop() {
         let token = LoadToken()

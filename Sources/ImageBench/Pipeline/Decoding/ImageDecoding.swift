@@ -102,8 +102,9 @@ public final class DecodeStop: Sendable {
 }
 
 /// Turns encoded bytes into pixels: already filled to `targetSize` (aspect-fill, no upscaling)
-/// when the decoder can do it while decoding (JPEG, WebP), at full size otherwise. Callers aspect-fill
-/// the result, which leaves a filled image as it is.
+/// when the decoder can do it while decoding (JPEG, non-interlaced PNG, WebP, AVIF), at full size
+/// otherwise. Callers aspect-fill the result, which leaves a filled image as it is. `limits`
+/// bounds the decode's memory and carries what stops it part-way (`DecodeLimits.stop`).
 public protocol ImageDecoding: Sendable {
     func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage
 }
