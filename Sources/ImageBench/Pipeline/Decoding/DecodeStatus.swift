@@ -2,7 +2,7 @@ import CShims
 
 /// The C shims' status codes (`ib_image_status`) as typed errors, with the library's own message.
 enum DecodeStatus {
-    /// `needed` and `limits` explain a refusal over the budget and a stop (`Controlled`).
+    /// `needed` and `limits` explain a refusal over the budget (from `controlled`) and a stop.
     static func check(_ status: Int32, _ message: [CChar], format: String, needed: Int = 0,
                       limits: DecodeLimits = DecodeLimits()) throws(DecodeError) {
         let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
