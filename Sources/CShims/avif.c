@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include "cshims.h"
+#include "avif_internal.h"
 
 // libavif parses the container (ISOBMFF boxes) and hands the AV1 payload to a codec: dav1d for
 // decoding on Debian, libaom for encoding. Errors are avifResult codes, with a diagnostic text.
@@ -45,7 +46,7 @@ int ib_dav1d_logger_silenced(void) {
     return settings.logger.callback == NULL && settings.n_threads == 0 && ib_dav1d_defaults != NULL;
 }
 
-static int ib_avif_status(avifResult result, const avifDiagnostics *diag, char *error) {
+int ib_avif_status(avifResult result, const avifDiagnostics *diag, char *error) {
     if (result == AVIF_RESULT_OK) return IB_IMAGE_OK;
     if (error) {
         if (diag && diag->error[0]) snprintf(error, IB_ERROR_CAPACITY, "%s: %s", avifResultToString(result), diag->error);
@@ -96,47 +97,71 @@ int ib_avif_read_info(const uint8_t *data, size_t length, ib_image_info *info, c
     return status;
 }
 
-int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
-                        size_t output_capacity, ib_image_info *info, char *error) {
+uint64_t ib_avif_plane_bytes(uint32_t width, uint32_t height, int depth, int yuv_format, int has_alpha) {
+    uint64_t luma = (uint64_t)width * height, sample = depth > 8 ? 2 : 1;
+    uint64_t chroma_width = width, chroma_height = height;
+    if (yuv_format == AVIF_PIXEL_FORMAT_YUV420 || yuv_format == AVIF_PIXEL_FORMAT_YUV422) chroma_width = (width + 1) / 2;
+    if (yuv_format == AVIF_PIXEL_FORMAT_YUV420) chroma_height = (height + 1) / 2;
+    uint64_t chroma = yuv_format == AVIF_PIXEL_FORMAT_YUV400 ? 0 : 2 * chroma_width * chroma_height;
+    return (luma + chroma + (has_alpha ? luma : 0)) * sample;
+}
+
+int ib_avif_decode_frame(avifDecoder *decoder, const uint8_t *data, size_t length, uint64_t max_pixels,
+                         uint64_t (*output_bytes)(uint32_t width, uint32_t height, void *context), void *context,
+                         ib_image_info *info, ib_decode_control *control, char *error) {
     if (error) error[0] = 0;
-    avifDecoder *decoder = avifDecoderCreate();
-    if (!decoder) return IB_IMAGE_NO_MEMORY;
     avifResult result = ib_avif_parse(decoder, data, length);
-    int status;
-    if (result != AVIF_RESULT_OK) {
-        status = ib_avif_status(result, &decoder->diag, error);
-        avifDecoderDestroy(decoder);
-        return status;
-    }
+    if (result != AVIF_RESULT_OK) return ib_avif_status(result, &decoder->diag, error);
     ib_avif_fill_info(decoder, info);
     uint64_t pixels = (uint64_t)info->width * info->height;
     if (pixels == 0 || (max_pixels > 0 && pixels > max_pixels)) {
         if (error) snprintf(error, IB_ERROR_CAPACITY, "%ux%u", info->width, info->height);
-        avifDecoderDestroy(decoder);
         return pixels == 0 ? IB_IMAGE_CORRUPT : IB_IMAGE_TOO_LARGE;
     }
-    if (pixels * 4 > output_capacity) {
+    uint64_t output = output_bytes(info->width, info->height, context);
+    if (output == 0) {
         if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
-        avifDecoderDestroy(decoder);
         return IB_IMAGE_NO_MEMORY;
     }
+    // dav1d decodes a whole frame into planes of the image's size, and one frame cannot be
+    // interrupted: the budget is what bounds it, charged here from what parsing told.
+    int status = ib_decode_charge(control, output + ib_avif_plane_bytes(info->width, info->height, info->bit_depth,
+                                                                         decoder->image->yuvFormat, info->has_alpha));
+    if (status == IB_IMAGE_OK && ib_decode_should_stop(control)) status = IB_IMAGE_STOPPED;
+    if (status != IB_IMAGE_OK) return status;
     result = avifDecoderNextImage(decoder);
-    if (result == AVIF_RESULT_OK) {
-        // The frame decoded may differ from what the container announced (a lying header).
-        if (decoder->image->width != info->width || decoder->image->height != info->height) {
-            if (error) snprintf(error, IB_ERROR_CAPACITY, "frame size differs from the header's");
-            avifDecoderDestroy(decoder);
-            return IB_IMAGE_CORRUPT;
-        }
+    if (result != AVIF_RESULT_OK) return ib_avif_status(result, &decoder->diag, error);
+    if (ib_decode_should_stop(control)) return IB_IMAGE_STOPPED;
+    // The frame decoded may differ from what the container announced (a lying header).
+    if (decoder->image->width != info->width || decoder->image->height != info->height) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "frame size differs from the header's");
+        return IB_IMAGE_CORRUPT;
+    }
+    return IB_IMAGE_OK;
+}
+
+// The whole image's RGBA, if the caller's buffer holds it (0: it does not).
+static uint64_t ib_avif_rgba_bytes(uint32_t width, uint32_t height, void *context) {
+    uint64_t bytes = (uint64_t)width * height * 4;
+    return bytes <= *(size_t *)context ? bytes : 0;
+}
+
+int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
+                        size_t output_capacity, ib_image_info *info, ib_decode_control *control,
+                        char *error) {
+    avifDecoder *decoder = avifDecoderCreate();
+    if (!decoder) return IB_IMAGE_NO_MEMORY;
+    int status = ib_avif_decode_frame(decoder, data, length, max_pixels, ib_avif_rgba_bytes, &output_capacity, info,
+                                      control, error);
+    if (status == IB_IMAGE_OK) {
         avifRGBImage rgb;
         avifRGBImageSetDefaults(&rgb, decoder->image);
         rgb.format = AVIF_RGB_FORMAT_RGBA;
         rgb.depth = 8;
         rgb.pixels = output;
         rgb.rowBytes = info->width * 4;
-        result = avifImageYUVToRGB(decoder->image, &rgb);
+        status = ib_avif_status(avifImageYUVToRGB(decoder->image, &rgb), &decoder->diag, error);
     }
-    status = ib_avif_status(result, &decoder->diag, error);
     avifDecoderDestroy(decoder);
     return status;
 }

@@ -62,7 +62,7 @@ int ib_gif_read_info(const uint8_t *data, size_t length, ib_image_info *info, ch
 
 // The first frame's rows, onto the canvas (clipped to it), through its colour map.
 static int ib_gif_draw(GifFileType *gif, int transparent, uint64_t max_pixels, uint8_t *output, uint32_t width,
-                       uint32_t height, ib_decode_report *report, char *error) {
+                       uint32_t height, ib_decode_report *report, ib_decode_control *control, char *error) {
     const GifImageDesc *frame = &gif->Image;
     const ColorMapObject *map = frame->ColorMap ? frame->ColorMap : gif->SColorMap;
     if (!map) {
@@ -90,6 +90,10 @@ static int ib_gif_draw(GifFileType *gif, int transparent, uint64_t max_pixels, u
     for (int pass = 0; pass < passes; pass++) {
         int start = frame->Interlace ? starts[pass] : 0, step = frame->Interlace ? steps[pass] : 1;
         for (int row = start; row < frame->Height; row += step) {
+            if (ib_decode_should_stop(control)) {
+                free(line);
+                return IB_IMAGE_STOPPED;
+            }
             if (DGifGetLine(gif, line, frame->Width) == GIF_ERROR) {
                 free(line);
                 return ib_gif_fail(gif->Error, error);
@@ -111,7 +115,8 @@ static int ib_gif_draw(GifFileType *gif, int transparent, uint64_t max_pixels, u
 }
 
 int ib_gif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
-                       size_t output_capacity, ib_decode_report *report, char *error) {
+                       size_t output_capacity, ib_decode_report *report, ib_decode_control *control,
+                       char *error) {
     if (error) error[0] = 0;
     ib_gif_source source;
     int status = IB_IMAGE_OK;
@@ -135,7 +140,7 @@ int ib_gif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, 
             if (count >= IB_GIF_MAX_FRAMES) break;
             if (DGifGetImageDesc(gif) == GIF_ERROR) { status = ib_gif_fail(gif->Error, error); break; }
             if (count++ == 0) {
-                status = ib_gif_draw(gif, transparent, max_pixels, output, width, height, report, error);
+                status = ib_gif_draw(gif, transparent, max_pixels, output, width, height, report, control, error);
                 if (status != IB_IMAGE_OK) break;
                 drawn = 1;
             } else {
@@ -153,8 +158,8 @@ int ib_gif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, 
             if (DGifGetExtension(gif, &code, &extension) == GIF_ERROR) { status = ib_gif_fail(gif->Error, error); break; }
             if (code == GRAPHICS_EXT_FUNC_CODE && count == 0 && extension && extension[0] == 4) {
                 // giflib fills the block only for the standard 4-byte extension (else GIF_ERROR).
-                GraphicsControlBlock control = {DISPOSAL_UNSPECIFIED, false, 0, NO_TRANSPARENT_COLOR};
-                if (DGifExtensionToGCB(extension[0], extension + 1, &control) == GIF_OK) transparent = control.TransparentColor;
+                GraphicsControlBlock graphics = {DISPOSAL_UNSPECIFIED, false, 0, NO_TRANSPARENT_COLOR};
+                if (DGifExtensionToGCB(extension[0], extension + 1, &graphics) == GIF_OK) transparent = graphics.TransparentColor;
             }
             while (extension) {
                 if (DGifGetExtensionNext(gif, &extension) == GIF_ERROR) { status = ib_gif_fail(gif->Error, error); break; }
@@ -164,7 +169,7 @@ int ib_gif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, 
     } while (record != TERMINATE_RECORD_TYPE);
     // A file damaged after its first frame still shows that frame, as browsers do: the frames
     // counted so far stand.
-    if (status != IB_IMAGE_OK && status != IB_IMAGE_NO_MEMORY && drawn) status = IB_IMAGE_OK;
+    if (status != IB_IMAGE_OK && status != IB_IMAGE_NO_MEMORY && status != IB_IMAGE_STOPPED && drawn) status = IB_IMAGE_OK;
     report->frames = count;
     ib_gif_close(gif);
     if (status == IB_IMAGE_OK && count == 0) {

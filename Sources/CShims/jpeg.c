@@ -41,7 +41,48 @@ void ib_jpeg_setup_errors(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *e
     err->base.error_exit = ib_jpeg_error_exit;
     err->base.output_message = ib_jpeg_silent;
     err->message = message;
+    err->control = NULL;
+    err->stopped = 0;
     if (message) message[0] = 0;
+}
+
+// libjpeg calls it per row of input absorbed (a progressive file's whole input is absorbed in
+// jpeg_start_decompress) and per jpeg_read_scanlines call: a clock read per row at most.
+static void ib_jpeg_progress(j_common_ptr cinfo) {
+    ib_jpeg_error *err = (ib_jpeg_error *)cinfo->client_data;
+    if (ib_decode_should_stop(err->control)) {
+        err->stopped = 1;
+        longjmp(err->jump, 1);
+    }
+}
+
+void ib_jpeg_setup_control(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err, ib_decode_control *control) {
+    err->control = control;
+    if (!control) return;
+    if (control->max_bytes > 0) cinfo->mem->max_memory_to_use = (long)control->max_bytes;
+    if (control->should_stop) {
+        err->progress.progress_monitor = ib_jpeg_progress;
+        cinfo->client_data = err;
+        cinfo->progress = &err->progress;
+    }
+}
+
+int ib_jpeg_failure(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err) {
+    if (err->stopped) return IB_IMAGE_STOPPED;
+    if (err->base.msg_code == JERR_NO_BACKING_STORE && err->control) {
+        // Only whole-image buffers (a progressive file's coefficients) ask for a backing store:
+        // what they need is 2 bytes per coefficient of every component, in whole iMCU rows.
+        uint64_t needed = 0;
+        for (int i = 0; i < cinfo->num_components && cinfo->comp_info; i++) {
+            const jpeg_component_info *c = &cinfo->comp_info[i];
+            uint64_t columns = (c->width_in_blocks + c->h_samp_factor - 1) / c->h_samp_factor * c->h_samp_factor;
+            uint64_t rows = (c->height_in_blocks + c->v_samp_factor - 1) / c->v_samp_factor * c->v_samp_factor;
+            needed += columns * rows * DCTSIZE2 * sizeof(JCOEF);
+        }
+        err->control->needed = needed > err->control->max_bytes ? needed : err->control->max_bytes + 1;
+        return IB_IMAGE_OVER_BUDGET;
+    }
+    return ib_jpeg_status_for(err->base.msg_code);
 }
 
 int ib_jpeg_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error) {
@@ -101,17 +142,24 @@ int ib_jpeg_scaled_size(const uint8_t *data, size_t length, int scale_denom,
 }
 
 int ib_jpeg_decode_rgba(const uint8_t *data, size_t length, int scale_denom,
-                        uint8_t *output, size_t output_capacity, int *warnings, char *error) {
+                        uint8_t *output, size_t output_capacity, int *warnings,
+                        ib_decode_control *control, char *error) {
     struct jpeg_decompress_struct cinfo;
     ib_jpeg_error err;
     ib_jpeg_setup_errors(&cinfo, &err, error);
     if (setjmp(err.jump)) {
-        int status = ib_jpeg_status_for(err.base.msg_code);
+        int status = ib_jpeg_failure(&cinfo, &err);
+        if (status == IB_IMAGE_OVER_BUDGET) control->needed += output_capacity;
         if (warnings) *warnings = (int)err.base.num_warnings;
         jpeg_destroy_decompress(&cinfo);
         return status;
     }
     jpeg_create_decompress(&cinfo);
+    ib_jpeg_setup_control(&cinfo, &err, control);
+    // The caller's full-size output counts against the same budget: libjpeg gets what is left.
+    if (control && control->max_bytes > 0) {
+        cinfo.mem->max_memory_to_use = (long)(control->max_bytes > output_capacity ? control->max_bytes - output_capacity : 1);
+    }
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
     jpeg_read_header(&cinfo, TRUE);
     int status = ib_jpeg_prepare(&cinfo, scale_denom, error);
@@ -195,18 +243,20 @@ int ib_jpeg_open_for_cell(struct jpeg_decompress_struct *cinfo, uint32_t target_
 
 int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
                         uint32_t target_height, uint64_t max_pixels, uint8_t *output,
-                        size_t output_capacity, ib_decode_report *report, char *error) {
+                        size_t output_capacity, ib_decode_report *report,
+                        ib_decode_control *control, char *error) {
     struct jpeg_decompress_struct cinfo;
     ib_jpeg_error err;
     ib_jpeg_setup_errors(&cinfo, &err, error);
     memset(report, 0, sizeof *report);
     if (setjmp(err.jump)) {
-        int status = ib_jpeg_status_for(err.base.msg_code);
+        int status = ib_jpeg_failure(&cinfo, &err);
         report->warnings = (int)err.base.num_warnings;
         jpeg_destroy_decompress(&cinfo);
         return status;
     }
     jpeg_create_decompress(&cinfo);
+    ib_jpeg_setup_control(&cinfo, &err, control);
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
     int status = ib_jpeg_open_for_cell(&cinfo, target_width, target_height, max_pixels, report, error);
     if (status != IB_IMAGE_OK) {
@@ -228,47 +278,6 @@ int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_widt
     report->height = geometry.out_height;
     report->warnings = (int)err.base.num_warnings;
     jpeg_destroy_decompress(&cinfo);
-    return IB_IMAGE_OK;
-}
-
-int ib_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components,
-                   int quality, int progressive, uint8_t **out, size_t *out_length, char *error) {
-    struct jpeg_compress_struct cinfo;
-    ib_jpeg_error err;
-    // Both fields must survive a longjmp, so they live in memory the jump does not roll back.
-    unsigned char *volatile buffer = NULL;
-    unsigned long buffer_length = 0;
-    cinfo.err = jpeg_std_error(&err.base);
-    err.base.error_exit = ib_jpeg_error_exit;
-    err.base.output_message = ib_jpeg_silent;
-    err.message = error;
-    if (error) error[0] = 0;
-    if (setjmp(err.jump)) {
-        jpeg_destroy_compress(&cinfo);
-        free(buffer);
-        return IB_IMAGE_CORRUPT;
-    }
-    jpeg_create_compress(&cinfo);
-    unsigned char *dest = NULL;
-    jpeg_mem_dest(&cinfo, &dest, &buffer_length);
-    cinfo.image_width = width;
-    cinfo.image_height = height;
-    cinfo.input_components = components;
-    cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, quality, TRUE);
-    if (progressive) jpeg_simple_progression(&cinfo);
-    jpeg_start_compress(&cinfo, TRUE);
-    size_t stride = (size_t)width * (size_t)components;
-    while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW row = (JSAMPROW)(pixels + stride * cinfo.next_scanline);
-        jpeg_write_scanlines(&cinfo, &row, 1);
-    }
-    jpeg_finish_compress(&cinfo);
-    buffer = dest;
-    jpeg_destroy_compress(&cinfo);
-    *out = buffer;
-    *out_length = buffer_length;
     return IB_IMAGE_OK;
 }
 

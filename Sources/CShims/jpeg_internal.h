@@ -11,15 +11,30 @@
 
 // libjpeg reports fatal errors through error_exit, which by default calls exit(). The standard fix:
 // an error manager that longjmps back to the caller, keeping the message for a typed error.
+// It also carries the decode's control: a stop polled from libjpeg's progress monitor leaves by
+// the same longjmp, with `stopped` set.
 typedef struct {
     struct jpeg_error_mgr base;
     jmp_buf jump;
     char *message;
+    ib_decode_control *control;
+    struct jpeg_progress_mgr progress;
+    // Set by the progress monitor just before its longjmp, read after it: volatile, so the read
+    // is from memory, not a value the optimiser kept from before the jump.
+    volatile int stopped;
 } ib_jpeg_error;
 
 void ib_jpeg_error_exit(j_common_ptr cinfo);
 void ib_jpeg_silent(j_common_ptr cinfo);
 int ib_jpeg_status_for(int msg_code);
+/// After jpeg_create_decompress: the control's budget becomes libjpeg's max_memory_to_use
+/// (libjpeg-turbo has no backing store, so a decode that needs more fails with
+/// JERR_NO_BACKING_STORE), and its stop is polled by a progress monitor (set only when there is
+/// a stop, so a decode without one pays nothing).
+void ib_jpeg_setup_control(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err, ib_decode_control *control);
+/// The status of a decode that longjmped: stopped, over the budget (control->needed estimated
+/// from the coefficient arrays), or the error's class.
+int ib_jpeg_failure(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err);
 void ib_jpeg_setup_errors(struct jpeg_decompress_struct *cinfo, ib_jpeg_error *err, char *message);
 int ib_jpeg_prepare(struct jpeg_decompress_struct *cinfo, int scale_denom, char *error);
 

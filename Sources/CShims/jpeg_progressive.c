@@ -80,7 +80,8 @@ static boolean ib_jpeg_end_of_prefix(j_decompress_ptr cinfo) {
 
 int ib_jpeg_decode_preview(const uint8_t *data, size_t length, uint32_t target_width,
                            uint32_t target_height, uint64_t max_pixels, uint8_t *output,
-                           size_t output_capacity, ib_decode_report *report, char *error) {
+                           size_t output_capacity, ib_decode_report *report,
+                           ib_decode_control *control, char *error) {
     struct jpeg_decompress_struct cinfo;
     ib_jpeg_error err;
     ib_jpeg_setup_errors(&cinfo, &err, error);
@@ -93,12 +94,13 @@ int ib_jpeg_decode_preview(const uint8_t *data, size_t length, uint32_t target_w
     }
     if (complete == 0) return IB_IMAGE_OK;  // nothing to show yet: scans 0, output untouched
     if (setjmp(err.jump)) {
-        int status = ib_jpeg_status_for(err.base.msg_code);
+        int status = ib_jpeg_failure(&cinfo, &err);
         report->warnings = (int)err.base.num_warnings;
         jpeg_destroy_decompress(&cinfo);
         return status;
     }
     jpeg_create_decompress(&cinfo);
+    ib_jpeg_setup_control(&cinfo, &err, control);
     jpeg_mem_src(&cinfo, data, (unsigned long)end);
     cinfo.src->fill_input_buffer = ib_jpeg_end_of_prefix;  // skip_input_data calls it too
     int status = ib_jpeg_open_for_cell(&cinfo, target_width, target_height, max_pixels, report, error);

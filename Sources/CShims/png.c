@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <png.h>
 #include "cshims.h"
+#include "png_internal.h"
 
 // The full libpng API (not the simplified one) so that 16-bit and gray images decode to exact 8-bit
 // values with no gamma conversion, and so errors carry libpng's message. libpng's errors longjmp.
@@ -13,10 +14,6 @@ typedef struct {
     size_t length;
     size_t offset;
 } ib_png_source;
-
-typedef struct {
-    char *message;
-} ib_png_errors;
 
 static void ib_png_error(png_structp png, png_const_charp text) {
     ib_png_errors *errors = (ib_png_errors *)png_get_error_ptr(png);
@@ -35,17 +32,8 @@ static void ib_png_read(png_structp png, png_bytep out, png_size_t count) {
     source->offset += count;
 }
 
-static int ib_png_begin(png_structp *png, png_infop *info, ib_png_source *source,
-                        ib_png_errors *errors, const uint8_t *data, size_t length, char *error) {
-    if (error) error[0] = 0;
-    if (length < 8 || png_sig_cmp(data, 0, 8) != 0) {
-        if (error) snprintf(error, IB_ERROR_CAPACITY, "not a PNG signature");
-        return IB_IMAGE_CORRUPT;
-    }
+int ib_png_create(png_structp *png, png_infop *info, ib_png_errors *errors, char *error) {
     errors->message = error;
-    source->data = data;
-    source->length = length;
-    source->offset = 0;
     *png = png_create_read_struct(PNG_LIBPNG_VER_STRING, errors, ib_png_error, ib_png_warning);
     if (!*png) return IB_IMAGE_NO_MEMORY;
     *info = png_create_info_struct(*png);
@@ -53,10 +41,42 @@ static int ib_png_begin(png_structp *png, png_infop *info, ib_png_source *source
         png_destroy_read_struct(png, NULL, NULL);
         return IB_IMAGE_NO_MEMORY;
     }
-    png_set_read_fn(*png, source, ib_png_read);
     // Our own limits are checked by the caller from the header; lift libpng's 1M-pixel default
     // row limit so a legitimately wide image is not refused here.
     png_set_user_limits(*png, 0x7fffffff, 0x7fffffff);
+    return IB_IMAGE_OK;
+}
+
+static int ib_png_begin(png_structp *png, png_infop *info, ib_png_source *source,
+                        ib_png_errors *errors, const uint8_t *data, size_t length, char *error) {
+    if (error) error[0] = 0;
+    if (length < 8 || png_sig_cmp(data, 0, 8) != 0) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "not a PNG signature");
+        return IB_IMAGE_CORRUPT;
+    }
+    source->data = data;
+    source->length = length;
+    source->offset = 0;
+    int status = ib_png_create(png, info, errors, error);
+    if (status == IB_IMAGE_OK) png_set_read_fn(*png, source, ib_png_read);
+    return status;
+}
+
+int ib_png_set_rgba8(png_structp png, png_infop info, char *error) {
+    int color = png_get_color_type(png, info);
+    png_set_expand(png);                 // palette to RGB, gray < 8 bits to 8, tRNS to alpha
+    png_set_scale_16(png);               // 16 to 8 bits, rounded
+    if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+    if (!(color & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS)) {
+        png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+    }
+    // Interlace handling before the update, as libpng requires (a no-op for other images).
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)png_get_image_width(png, info) * 4) {
+        if (error) snprintf(error, IB_ERROR_CAPACITY, "unexpected row layout");
+        return IB_IMAGE_UNSUPPORTED;
+    }
     return IB_IMAGE_OK;
 }
 
@@ -84,7 +104,7 @@ int ib_png_read_info(const uint8_t *data, size_t length, ib_image_info *out, cha
 }
 
 int ib_png_decode_rgba(const uint8_t *data, size_t length, uint8_t *output,
-                       size_t output_capacity, char *error) {
+                       size_t output_capacity, ib_decode_control *control, char *error) {
     png_structp png = NULL;
     png_infop info = NULL;
     ib_png_source source;
@@ -98,28 +118,25 @@ int ib_png_decode_rgba(const uint8_t *data, size_t length, uint8_t *output,
     png_read_info(png, info);
     png_uint_32 width = png_get_image_width(png, info);
     png_uint_32 height = png_get_image_height(png, info);
-    int color = png_get_color_type(png, info);
     size_t stride = (size_t)width * 4;
     if (stride * height > output_capacity) {
         if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
         png_destroy_read_struct(&png, &info, NULL);
         return IB_IMAGE_NO_MEMORY;
     }
-    png_set_expand(png);                 // palette to RGB, gray < 8 bits to 8, tRNS to alpha
-    png_set_scale_16(png);               // 16 to 8 bits, rounded
-    if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
-    if (!(color & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS)) {
-        png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
-    }
-    int passes = png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    if (png_get_rowbytes(png, info) != stride) {
-        if (error) snprintf(error, IB_ERROR_CAPACITY, "unexpected row layout");
+    int passes = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE ? 7 : 1;
+    status = ib_png_set_rgba8(png, info, error);
+    if (status != IB_IMAGE_OK) {
         png_destroy_read_struct(&png, &info, NULL);
-        return IB_IMAGE_UNSUPPORTED;
+        return status;
     }
     for (int pass = 0; pass < passes; pass++) {
         for (png_uint_32 y = 0; y < height; y++) {
+            // A row at a time is where a decode of a hostile file can be stopped.
+            if (ib_decode_should_stop(control)) {
+                png_destroy_read_struct(&png, &info, NULL);
+                return IB_IMAGE_STOPPED;
+            }
             png_read_row(png, output + stride * y, NULL);
         }
     }

@@ -7,7 +7,34 @@
 
 // libwebp reports errors as status codes (no longjmp). Its decoder can crop and scale while it
 // decodes, so a photo for a small cell never exists at full size: the fill geometry goes straight
-// into WebPDecoderConfig's options.
+// into WebPDecoderConfig's options. A lossy decode's memory is then a few rows; a lossless one
+// (VP8L) keeps the whole image as ARGB inside libwebp, which is charged before it starts.
+
+/// Input per incremental call when the decode can be stopped: a stop is seen within one chunk's
+/// decoding, and a lossless decode, which re-reads from its last saved row when it runs out of
+/// data, does not resume too often.
+#define IB_WEBP_CHUNK (256 * 1024)
+
+// libwebp's incremental decoder over the caller's bytes, fed a growing prefix (WebPIUpdate copies
+// nothing), the control polled between chunks.
+static VP8StatusCode ib_webp_decode_chunked(const uint8_t *data, size_t length, WebPDecoderConfig *config,
+                                            ib_decode_control *control, int *stopped) {
+    WebPIDecoder *decoder = WebPIDecode(NULL, 0, config);
+    if (!decoder) return VP8_STATUS_OUT_OF_MEMORY;
+    VP8StatusCode code = VP8_STATUS_NOT_ENOUGH_DATA;
+    for (size_t fed = 0; fed < length;) {
+        if (ib_decode_should_stop(control)) {
+            *stopped = 1;
+            break;
+        }
+        fed += length - fed < IB_WEBP_CHUNK ? length - fed : IB_WEBP_CHUNK;
+        code = WebPIUpdate(decoder, data, fed);
+        if (code != VP8_STATUS_SUSPENDED) break;
+    }
+    WebPIDelete(decoder);
+    // All the data and still waiting for more: what WebPDecode calls a truncated file.
+    return code == VP8_STATUS_SUSPENDED ? VP8_STATUS_NOT_ENOUGH_DATA : code;
+}
 
 static int ib_webp_status(VP8StatusCode code, const char *what, char *error) {
     static const char *names[] = {"ok", "out of memory", "invalid parameter", "bitstream error",
@@ -43,7 +70,8 @@ int ib_webp_read_info(const uint8_t *data, size_t length, ib_image_info *info, c
 }
 
 int ib_webp_decode_rgba(const uint8_t *data, size_t length, const ib_fill_geometry *geometry,
-                        uint8_t *output, size_t output_capacity, char *error) {
+                        uint8_t *output, size_t output_capacity, ib_decode_control *control,
+                        char *error) {
     if (error) error[0] = 0;
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) return ib_webp_status(VP8_STATUS_INVALID_PARAM, "WebP", error);
@@ -70,12 +98,27 @@ int ib_webp_decode_rgba(const uint8_t *data, size_t length, const ib_fill_geomet
         if (error) snprintf(error, IB_ERROR_CAPACITY, "output buffer too small");
         return IB_IMAGE_NO_MEMORY;
     }
+    // VP8L decodes into a full-size ARGB buffer (plus a few rows of cache) whatever the output's
+    // size; a lossy image's alpha is decoded whole too: its plane, and the 8-bit pixels of its
+    // own lossless stream, a byte a pixel each.
+    uint64_t pixels = (uint64_t)config.input.width * (uint64_t)config.input.height;
+    uint64_t whole = config.input.format == 2 ? pixels * 4 : config.input.has_alpha ? pixels * 2 : 0;
+    if (whole > 0) {
+        int status = ib_decode_charge(control, whole + output_capacity);
+        if (status != IB_IMAGE_OK) return status;
+    }
     config.output.colorspace = MODE_RGBA;
     config.output.is_external_memory = 1;
     config.output.u.RGBA.rgba = output;
     config.output.u.RGBA.stride = (int)width * 4;
     config.output.u.RGBA.size = output_capacity;
-    code = WebPDecode(data, length, &config);
+    int stopped = 0;
+    code = control && control->should_stop ? ib_webp_decode_chunked(data, length, &config, control, &stopped)
+                                           : WebPDecode(data, length, &config);
+    if (stopped) {
+        WebPFreeDecBuffer(&config.output);
+        return IB_IMAGE_STOPPED;
+    }
     WebPFreeDecBuffer(&config.output);  // frees nothing of ours: the memory is external
     return ib_webp_status(code, "WebP", error);
 }

@@ -43,12 +43,17 @@ case "decode":
         fail("usage: harness-cost decode [--extra-decodes PERCENT]")
     }
     let images = (0..<60).map { ImageCorpus.makeImage(id: $0, seed: 1) }
+    // Every decode in a run can be stopped (its load's token, its deadline): counted with the
+    // same checks, so their cost is in the phase.
+    let token = LoadToken()
+    _ = token.begin()
+    let limits = DecodeLimits(stop: DecodeStop(token: token, deadline: MonotonicClock.now() + 3_600_000_000_000))
     // Every k-th image decoded a second time adds about extraPercent% to the phase.
     let every = extraPercent > 0 ? max(1, 100 / extraPercent) : Int.max
     measured {
         for (index, image) in images.enumerated() {
             for _ in 0..<(index % every == 0 && extraPercent > 0 ? 2 : 1) {
-                var decoded = Downsampler.aspectFill(try! ImageDecoder().decode(image.bytes, targetSize: cell, limits: DecodeLimits()), to: cell)
+                var decoded = Downsampler.aspectFill(try! ImageDecoder().decode(image.bytes, targetSize: cell, limits: limits), to: cell)
                 ImageFilter.sepia.apply(to: &decoded)
                 blackHole(decoded.pixels.count)
             }

@@ -99,6 +99,9 @@ struct StrategyFlags: ParsableArguments {
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Refuse images whose header promises more pixels \(FlagRanges.help(FlagRanges.maxPixels)).")
     var maxPixels = defaults.maxPixels
 
+    @Option(name: .customLong("max-decode-mb"), parsing: .unconditional, help: "Memory one decode may allocate beyond the cell's image, in MB (10^6 bytes) \(FlagRanges.help(FlagRanges.maxDecodeMB)): full-size bitmaps (interlaced PNG, AVIF, GIF), progressive JPEG coefficients, lossless WebP; an image over it is a too_large error.")
+    var maxDecodeMB = defaults.maxDecodeMB
+
     func apply(to options: inout RunOptions) {
         options.strategies = strategies
         options.concurrency = concurrency
@@ -117,6 +120,7 @@ struct StrategyFlags: ParsableArguments {
         options.diskCacheMB = diskCacheMB
         options.diskRead = diskRead
         options.maxPixels = maxPixels
+        options.maxDecodeMB = maxDecodeMB
     }
 }
 
@@ -128,7 +132,7 @@ struct NetworkFlags: ParsableArguments {
     @Option(help: "Faults the embedded server injects, e.g. 'error=2%,reset=1%,stall=1%,truncate=1%' (deterministic by seed).")
     var faults: String?
 
-    @Option(parsing: .unconditional, help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)).")
+    @Option(parsing: .unconditional, help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)), the decode included: a decode still running that long after its fetch began stops as a timeout.")
     var timeout = defaults.timeoutSeconds
 
     @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Fail a transfer that receives nothing for this many seconds (whole seconds) \(FlagRanges.help(FlagRanges.stallTimeoutSeconds)).")

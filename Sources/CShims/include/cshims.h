@@ -56,7 +56,11 @@ typedef enum {
     IB_IMAGE_UNSUPPORTED = 2,  // valid data the decoder does not handle (e.g. 12-bit JPEG, CMYK)
     IB_IMAGE_TOO_LARGE = 3,    // header promises more pixels than the caller's limit
     IB_IMAGE_NO_MEMORY = 4,
+    IB_IMAGE_OVER_BUDGET = 5,  // the decode would allocate more than control->max_bytes (needed set)
+    IB_IMAGE_STOPPED = 6,      // control->should_stop said stop part-way; the output is unusable
 } ib_image_status;
+
+#include "decode_control.h"  // ib_decode_control: every decode's memory budget and stop
 
 /// Header facts, read without decoding pixels.
 typedef struct {
@@ -91,7 +95,8 @@ int ib_jpeg_read_info(const uint8_t *data, size_t length, ib_image_info *info, c
 int ib_jpeg_scaled_size(const uint8_t *data, size_t length, int scale_denom,
                         uint32_t *out_width, uint32_t *out_height, char *error);
 int ib_jpeg_decode_rgba(const uint8_t *data, size_t length, int scale_denom,
-                        uint8_t *output, size_t output_capacity, int *warnings, char *error);
+                        uint8_t *output, size_t output_capacity, int *warnings,
+                        ib_decode_control *control, char *error);
 
 /// Encodes 8-bit pixels (components 1 = gray, 3 = RGB) to a malloc'd JPEG; free with ib_free.
 int ib_jpeg_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int components,
@@ -101,8 +106,20 @@ int ib_png_read_info(const uint8_t *data, size_t length, ib_image_info *info, ch
 
 /// Decodes any PNG (palette, gray, gray+alpha, RGB, RGBA; 1..16 bits) to RGBA8, exactly: 16-bit
 /// samples are scaled with rounding, gray is replicated, missing alpha is 255. No gamma change.
+/// The caller charges the output buffer; the control stops it between rows.
 int ib_png_decode_rgba(const uint8_t *data, size_t length, uint8_t *output,
-                       size_t output_capacity, char *error);
+                       size_t output_capacity, ib_decode_control *control, char *error);
+
+/// A non-interlaced PNG straight to a cell of target_width × target_height shown aspect-fill
+/// (png_stream.c): libpng's progressive reader is fed the data in chunks, each row is expanded to
+/// RGBA8 as ib_png_decode_rgba does and goes through the box filter as it comes, so no full-size
+/// bitmap exists; feeding stops after the image's last row. Output equals ib_png_decode_rgba
+/// followed by ib_box_filter_rgba. `output` holds target_width * target_height * 4 bytes;
+/// IB_IMAGE_UNSUPPORTED for an interlaced file (the caller decodes it whole). report->width and
+/// height are the output's size, source_width and height the file's.
+int ib_png_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
+                       uint32_t target_height, uint8_t *output, size_t output_capacity,
+                       ib_decode_report *report, ib_decode_control *control, char *error);
 
 /// Encodes to a malloc'd PNG; free with ib_free. `bit_depth` is 8 or 16 (16-bit samples are
 /// big-endian pairs, as PNG stores them). `color_type` is a PNG_COLOR_TYPE_* value.
@@ -121,8 +138,11 @@ int ib_webp_read_info(const uint8_t *data, size_t length, ib_image_info *info, c
 /// Decodes to RGBA8. With a geometry, libwebp crops to its rectangle and scales to its output
 /// size while decoding (no full-size bitmap); `output` holds out_width*out_height*4 bytes, or
 /// width*height*4 without one.
+/// A lossless (VP8L) file's full-size ARGB is charged first; the data goes to libwebp's
+/// incremental decoder in chunks, the control polled between them.
 int ib_webp_decode_rgba(const uint8_t *data, size_t length, const ib_fill_geometry *geometry,
-                        uint8_t *output, size_t output_capacity, char *error);
+                        uint8_t *output, size_t output_capacity, ib_decode_control *control,
+                        char *error);
 /// RGB (channels 3) or RGBA (4) to a malloc'd WebP, lossy at `quality` (0-100) or lossless.
 int ib_webp_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
                    float quality, int lossless, uint8_t **out, size_t *out_length, char *error);
@@ -134,9 +154,19 @@ int ib_webp_version(void);
 int ib_avif_read_info(const uint8_t *data, size_t length, ib_image_info *info, char *error);
 /// Decodes the first image to RGBA8 (8- to 12-bit sources, alpha kept), on one thread. Refuses
 /// (IB_IMAGE_TOO_LARGE) after parsing the container and before decoding when the size exceeds
-/// max_pixels; fills *info from the container.
+/// max_pixels; fills *info from the container. The frame's planes (by depth and subsampling,
+/// alpha included) and the RGBA output are charged before the frame is decoded; the control is
+/// polled before and after it (one dav1d frame cannot be interrupted: the budget bounds it).
 int ib_avif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
-                        size_t output_capacity, ib_image_info *info, char *error);
+                        size_t output_capacity, ib_image_info *info, ib_decode_control *control,
+                        char *error);
+/// The first image straight to a cell of target_width × target_height shown aspect-fill
+/// (avif_fill.c): the frame's planes are converted to RGBA a band of rows at a time into the box
+/// filter, so no full-size RGBA exists; the same pixels as ib_avif_decode_rgba then
+/// ib_box_filter_rgba. Charges the planes, the band and the cell; the stop is polled per band too.
+int ib_avif_decode_fill(const uint8_t *data, size_t length, uint64_t max_pixels, uint32_t target_width,
+                        uint32_t target_height, uint8_t *output, size_t output_capacity, ib_image_info *info,
+                        ib_decode_report *report, ib_decode_control *control, char *error);
 /// RGB/RGBA 8-bit to a malloc'd 4:2:0 AVIF at `depth` bits (8 or 10), one quantizer (0 best to
 /// 63), libaom at `speed` (0 slowest to 10 fastest); alpha is lossless.
 int ib_avif_encode(const uint8_t *pixels, uint32_t width, uint32_t height, int channels, int depth,
@@ -155,8 +185,10 @@ int ib_gif_read_info(const uint8_t *data, size_t length, ib_image_info *info, ch
 /// Decodes the first frame onto a transparent canvas of the screen's size and counts every frame
 /// (later frames' data is skipped, not decompressed) into report->frames. A frame larger than
 /// max_pixels is refused before its rows are decompressed, its size in report->source_width/height.
+/// The caller charges the canvas; the control is polled per row.
 int ib_gif_decode_rgba(const uint8_t *data, size_t length, uint64_t max_pixels, uint8_t *output,
-                       size_t output_capacity, ib_decode_report *report, char *error);
+                       size_t output_capacity, ib_decode_report *report, ib_decode_control *control,
+                       char *error);
 /// Reduces RGB8 to at most `colors` (≤ 256) colours with giflib's median cut: one index per pixel,
 /// the palette as RGB triples, its size in *palette_size.
 int ib_gif_quantize(const uint8_t *rgb, uint32_t width, uint32_t height, int colors, uint8_t *indices,
@@ -205,14 +237,18 @@ void ib_box_filter_rgba(const uint8_t *source, uint32_t source_width, const ib_f
 /// largest DCT scale (1/2, 1/4, 1/8) that keeps at least the target size, then each decoded row
 /// goes through the box filter as it comes, so the full bitmap never exists. Refuses
 /// (IB_IMAGE_TOO_LARGE) before allocating when the header promises more than max_pixels.
-/// `output` must hold target_width * target_height * 4 bytes.
+/// `output` must hold target_width * target_height * 4 bytes. The control's budget is libjpeg's
+/// max_memory_to_use (a progressive file's coefficients are what exceed it: IB_IMAGE_OVER_BUDGET),
+/// and its stop is polled from libjpeg's progress monitor.
+///
 /// The DCT scale denominator ib_jpeg_decode_fill picks: the largest 1/d (d in 1, 2, 4, 8) whose
 /// output still covers the target, so the box filter has real pixels to average.
 int ib_jpeg_scale_for(uint32_t source_width, uint32_t source_height, uint32_t target_width,
                       uint32_t target_height);
 int ib_jpeg_decode_fill(const uint8_t *data, size_t length, uint32_t target_width,
                         uint32_t target_height, uint64_t max_pixels, uint8_t *output,
-                        size_t output_capacity, ib_decode_report *report, char *error);
+                        size_t output_capacity, ib_decode_report *report,
+                        ib_decode_control *control, char *error);
 
 /// Where the scans of a (possibly truncated) JPEG end: walks the markers of data[0..<length]
 /// (segment lengths, 0xFF00 stuffing, RSTn and 0xFF fill bytes in entropy-coded data) and returns
@@ -235,7 +271,8 @@ int ib_jpeg_scan_ends(const uint8_t *data, size_t length, size_t *ends, int capa
 /// image (as a progressive decode does), a baseline file's too.
 int ib_jpeg_decode_preview(const uint8_t *data, size_t length, uint32_t target_width,
                            uint32_t target_height, uint64_t max_pixels, uint8_t *output,
-                           size_t output_capacity, ib_decode_report *report, char *error);
+                           size_t output_capacity, ib_decode_report *report,
+                           ib_decode_control *control, char *error);
 
 // MARK: - instruction counting
 

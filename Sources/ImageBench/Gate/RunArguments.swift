@@ -26,6 +26,7 @@ public struct RunArguments: Sendable, Equatable {
             ("--timeout", Format.compact(Double(s.fetchLimits.timeoutMilliseconds) / 1000)),
             ("--stall-timeout", String(s.fetchLimits.stallMilliseconds / 1000)), ("--retries", String(s.retry.retries)),
             ("--max-pixels", String(s.decodeLimits.maxPixels)), ("--max-bytes", String(s.fetchLimits.maxBytes)),
+            ("--max-decode-mb", String(s.decodeLimits.maxDecodeMegabytes)),
         ]
         var words: [String] = options.flatMap { [$0.flag, $0.value] }
         // `--stages` and `--arrival-rate` bring their own users and refuse a --clients.

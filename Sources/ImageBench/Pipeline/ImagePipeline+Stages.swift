@@ -19,6 +19,8 @@ extension ImagePipeline {
         var resumedBytes = 0, resumeRefused = false
         /// When the last stage ended: a stage queue's wait runs from here.
         var stageEnded: UInt64
+        /// When the decode must have ended (`--timeout` after the fetch began), if ever.
+        var deadline: UInt64?
 
         func finish(_ outcome: LoadOutcome, bytes: Int? = nil, pixels: Int = 0, store: [UInt8]? = nil) -> Step {
             token.finish()
@@ -66,6 +68,10 @@ extension ImagePipeline {
         (load.resumedBytes, load.resumeRefused) = (result.resumedBytes, result.resumeRefused)
         load.stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
         load.stages.transfer = fetchTime - load.stages.timeToFirstByte
+        // From the start of the attempt that brought the bytes (a retry after a timeout is not
+        // out of time already); a disk hit's from its read.
+        let attemptTime = min(fetchTime, result.timeToFirstByte + result.transfer)
+        load.deadline = timeoutNanoseconds.map { fetchEnd - attemptTime + $0 }
         guard !token.isCancelled else { return load.finish(.cancelled) }
         if !decodes {
             var standIn = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: Self.standInPixels)
@@ -86,15 +92,20 @@ extension ImagePipeline {
         guard !load.token.isCancelled else { return load.finish(.cancelled) }
         stages.decoding.enter()
         var image: DecodedImage
+        // The decode stops part-way if the load is cancelled or runs out of time.
+        var limits = decodeLimits
+        limits.stop = DecodeStop(token: load.token, deadline: load.deadline)
         do {
             defer { stages.decoding.leave() }
-            let decoded = try decoder.decode(bytes, targetSize: fullSize ? nil : targetSize, limits: decodeLimits)
+            let decoded = try decoder.decode(bytes, targetSize: fullSize ? nil : targetSize, limits: limits)
             load.decodeWarnings = decoded.warnings
             // The naive path filters the full-size bitmap and scales afterwards, as the tutorials'
             // beautify step does; the pipeline scales first.
             image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)
         } catch {
             load.stages.decode = MonotonicClock.now() - started
+            // Stopped by a cancel: the load ends cancelled, as a cancelled fetch does.
+            if case .stopped(.cancelled) = error { return load.finish(.cancelled) }
             return load.finish(.failed(.decode(error)))
         }
         let decoded = MonotonicClock.now()

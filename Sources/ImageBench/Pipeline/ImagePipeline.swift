@@ -19,6 +19,10 @@ public struct ImagePipeline: Sendable {
     /// Where decode and filter run (`--decode-concurrency`, `--filter-concurrency`) and the
     /// stages' gauges.
     public let stages: PipelineStages
+    /// `--timeout` in nanoseconds, which bounds the decode too: a decode still running that long
+    /// after the start of the fetch that brought its bytes stops and fails as a timeout. Nil: a
+    /// decode has no deadline (it still stops when its load is cancelled).
+    public let timeoutNanoseconds: UInt64?
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
     /// One pixel every `--no-decode` stand-in shares (no buffer per cached image).
@@ -27,7 +31,8 @@ public struct ImagePipeline: Sendable {
     public init(decoder: any ImageDecoding = ImageDecoder(), processor: any ImageProcessing,
                 memoryCache: any ImageCaching, diskCache: DiskCache? = nil,
                 targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits(),
-                retry: RetryPolicy = RetryPolicy(), decodes: Bool = true, stages: PipelineStages = PipelineStages()) {
+                retry: RetryPolicy = RetryPolicy(), decodes: Bool = true, stages: PipelineStages = PipelineStages(),
+                timeoutMilliseconds: Int? = nil) {
         self.decoder = decoder
         self.processor = processor
         self.memoryCache = memoryCache
@@ -37,6 +42,7 @@ public struct ImagePipeline: Sendable {
         self.retry = retry
         self.decodes = decodes
         self.stages = stages
+        timeoutNanoseconds = timeoutMilliseconds.map { UInt64(max(0, $0)) * 1_000_000 }
     }
 
     /// A finished load, and the bytes to store on disk once the result is on its way.

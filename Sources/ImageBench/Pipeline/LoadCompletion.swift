@@ -10,7 +10,8 @@ public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .fetch(.connection), .fetch(.cancelled): .connection
         case .fetch(.tooLarge): .tooLarge
         case .decode(.unsupported): .unsupported
-        case .decode(.tooLarge): .tooLarge
+        case .decode(.tooLarge), .decode(.overBudget): .tooLarge
+        case .decode(.stopped): .timeout
         case .decode: .decode
         }
     }

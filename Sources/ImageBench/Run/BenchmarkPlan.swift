@@ -128,6 +128,7 @@ extension BenchmarkPlan {
         try R.check(s.fetchLimits.stallMilliseconds / 1000, in: R.stallTimeoutSeconds, "--stall-timeout")
         try R.check(s.retry.retries, in: R.retries, "--retries")
         try R.check(s.decodeLimits.maxPixels, in: R.maxPixels, "--max-pixels")
+        try R.check(s.decodeLimits.maxDecodeMegabytes, in: R.maxDecodeMB, "--max-decode-mb")
         try R.check(s.fetchLimits.maxBytes, in: R.maxBytes, "--max-bytes")
         if let images = s.imageCount {
             try R.check(images, in: s.source == .embedded ? R.embeddedImages : R.images, "--images")

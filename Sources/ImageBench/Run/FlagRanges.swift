@@ -22,6 +22,8 @@ public enum FlagRanges {
     public static let stallTimeoutSeconds = 1...3_600
     public static let retries = 0...10
     public static let maxPixels = 1...1_000_000_000
+    /// `--max-decode-mb`: one decode's memory, in MB (10^6 bytes).
+    public static let maxDecodeMB = 1...4_096
     public static let maxBytes = 1...1_073_741_824
     /// Simulated users in one process, each a thread with its own memory cache and trace; more
     /// go to other processes (`--shard`).

@@ -39,6 +39,7 @@ public struct RunOptions: Sendable {
     public var retries = 0
     public var faults: String?
     public var maxPixels = DecodeLimits().maxPixels
+    public var maxDecodeMB = DecodeLimits.defaultMaxDecodeMegabytes
     public var maxBytes = FetchLimits().maxBytes
     public var clients = 1
     /// Whether `--clients` was given (`--stages` and `--arrival-rate` bring their own users).
@@ -107,7 +108,7 @@ public struct RunOptions: Sendable {
         if let faults {
             settings.faults = try Self.parsing { () throws(ServerFaults.ParseError) in try ServerFaults(parsing: faults) }
         }
-        settings.decodeLimits = DecodeLimits(maxPixels: maxPixels)
+        settings.decodeLimits = DecodeLimits(maxPixels: maxPixels, maxDecodeMegabytes: maxDecodeMB)
         settings.imageCount = images
         if let feed { settings.feed = try Self.parse(feed, flag: "--feed") }
         settings.clients = clients

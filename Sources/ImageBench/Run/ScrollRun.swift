@@ -51,7 +51,8 @@ public final class ScrollRun {
                                      memoryCache: memoryCache, diskCache: diskCache,
                                      decodeLimits: settings.decodeLimits, retry: settings.retry, decodes: settings.decodes,
                                      stages: PipelineStages(decodeConcurrency: settings.decodeConcurrency,
-                                                            filterConcurrency: settings.filterConcurrency))
+                                                            filterConcurrency: settings.filterConcurrency),
+                                     timeoutMilliseconds: settings.fetchLimits.timeoutMilliseconds)
         self.pipeline = pipeline
         let (gauge, inbox) = (self.gauge, self.inbox)
         let partials = settings.resume == true ? PartialDownloads() : nil

@@ -49,7 +49,7 @@ struct DecoderTests {
         #expect(ib_jpeg_scaled_size(bytes, bytes.count, Int32(denominator), &scaledWidth, &scaledHeight, &message) == 0)
         let scaled = PixelSize(width: Int(scaledWidth), height: Int(scaledHeight))
         var pixels = [UInt8](repeating: 0, count: scaled.pixelCount * 4)
-        #expect(ib_jpeg_decode_rgba(bytes, bytes.count, Int32(denominator), &pixels, pixels.count, &warnings, &message) == 0)
+        #expect(ib_jpeg_decode_rgba(bytes, bytes.count, Int32(denominator), &pixels, pixels.count, &warnings, nil, &message) == 0)
         let reference = Downsampler.aspectFill(DecodedImage(size: scaled, pixels: pixels, sourceSize: size), to: cell)
         #expect(filled.size == reference.size)
         // Only the crop is decoded, and chroma upsampling at a cut edge may differ by one level.

@@ -38,6 +38,7 @@ struct CommandLineTests {
             (["--clients", "1000000"], "--clients must be between 1 and 1000"),
             (["--images", "100000000"], "--images must be between 1 and 10000"),
             (["--max-pixels", "-5"], "--max-pixels must be between 1 and 1000000000 (got -5)"),
+            (["--max-decode-mb", "5000"], "--max-decode-mb must be between 1 and 4096 (got 5000)"),
             (["--warmup-seconds", "-0.5"], "--warmup-seconds must be between 0 and 60 (got -0.5)"),
             (["bogus"], "unknown subcommand 'bogus' (subcommands: run, compare, gate, serve, corpus, merge, decoders, report; see imgbench --help)"),
             (["--feed", "random"], "--feed: unknown value 'random' (valid: sequential, zipf)"),
@@ -62,7 +63,7 @@ struct CommandLineTests {
             ([], "--rows", false), ([], "--concurrency", false), ([], "--fps", false), ([], "--seed", true),
             ([], "--memory-cache-mb", true), ([], "--disk-cache-mb", false), ([], "--prefetch", true), ([], "--repeat", false),
             ([], "--warmup", true), ([], "--warmup-seconds", true), ([], "--images", false), ([], "--timeout", false),
-            ([], "--stall-timeout", false), ([], "--retries", true), ([], "--max-pixels", false), ([], "--max-bytes", false),
+            ([], "--stall-timeout", false), ([], "--retries", true), ([], "--max-pixels", false), ([], "--max-decode-mb", false), ([], "--max-bytes", false),
             ([], "--clients", false), (["serve"], "--port", true), (["serve"], "--images", false),
             (["serve"], "--request-timeout", false), (["serve"], "--max-connections", false), (["corpus", "--out", "/nonexistent/x"], "--images", false),
         ]

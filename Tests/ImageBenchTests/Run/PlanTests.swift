@@ -30,6 +30,7 @@ struct PlanTests {
         options.retries = 1
         options.faults = "error=1%"
         options.maxPixels = 40_000_000
+        options.maxDecodeMB = 100
         options.maxBytes = 9_000_000
         options.clients = 2
         options.inject = "decode=+1ms"

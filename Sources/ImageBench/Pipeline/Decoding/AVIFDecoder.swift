@@ -1,8 +1,12 @@
 import CShims
 
 /// Decodes AVIF (8-, 10- and 12-bit, 4:2:0 to 4:4:4, with alpha) through libavif and dav1d into
-/// RGBA8, on the calling thread only. AV1 has no reduced-scale decode: the caller downsamples the
-/// full-size image, which is the cost a phone pays too. An image sequence shows its first image.
+/// RGBA8, on the calling thread only. AV1 has no reduced-scale decode: dav1d decodes the whole
+/// frame, which is the cost a phone pays too; given a target, its planes are then converted to
+/// RGBA a band of rows at a time into the cell's box filter (`CShims/avif_fill.c`), so no
+/// full-size RGBA exists. An image sequence shows its first image. The frame cannot be
+/// interrupted once dav1d has it: `--max-decode-mb` bounds it, and a stop is seen before and
+/// after it (and between bands).
 public struct AVIFDecoder: ImageDecoding {
     public init() {}
 
@@ -10,13 +14,45 @@ public struct AVIFDecoder: ImageDecoding {
         guard !bytes.isEmpty else { throw .empty }
         // Parsing the container gives the size: checked before the frame buffer exists.
         var (info, size) = try DecodeStatus.header(bytes, format: "AVIF", limits: limits, ib_avif_read_info)
-        let decoded = DecodeStatus.rgba(bytes, size: size) { source, output, message in
+        if let target = targetSize, target.width > 0, target.height > 0 {
+            return try decodeFilled(bytes, source: size, target: target, limits: limits)
+        }
+        // The output now; the frame's planes (by depth and subsampling) in the shim, after parsing
+        // and before dav1d allocates them.
+        let decoded = try DecodeStatus.rgba(bytes, size: size, limits: limits, fullSize: true) { source, output, control, message in
             ib_avif_decode_rgba(source.baseAddress, source.count, UInt64(limits.maxPixels), output.baseAddress, output.count,
-                                &info, message)
+                                &info, control, message)
         }
         if decoded.status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(size, limit: limits.maxPixels) }
-        try DecodeStatus.check(decoded.status, decoded.message, format: "AVIF")
+        try DecodeStatus.check(decoded.status, decoded.message, format: "AVIF", needed: decoded.needed, limits: limits)
         var image = DecodedImage(size: size, pixels: decoded.pixels)
+        image.frames = Int(info.frames)
+        return image
+    }
+
+    /// Bands of the frame straight into the cell's box filter; the same pixels as a full decode
+    /// followed by `Downsampler.aspectFill`.
+    private func decodeFilled(_ bytes: [UInt8], source: PixelSize, target: PixelSize,
+                              limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+        var message = DecodeStatus.messageBuffer()
+        var info = ib_image_info(), report = ib_decode_report()
+        var status: Int32 = 0, needed = 0
+        let capacity = target.pixelCount * 4
+        var pixels = [UInt8](unsafeUninitializedCapacity: capacity) { output, count in
+            (status, needed) = DecodeStatus.controlled(limits) { control in
+                bytes.withUnsafeBufferPointer { input in
+                    ib_avif_decode_fill(input.baseAddress, input.count, UInt64(limits.maxPixels), UInt32(target.width),
+                                        UInt32(target.height), output.baseAddress, capacity, &info, &report, control, &message)
+                }
+            }
+            count = status == IB_IMAGE_OK.rawValue ? Int(report.width) * Int(report.height) * 4 : 0
+        }
+        if status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(source, limit: limits.maxPixels) }
+        try DecodeStatus.check(status, message, format: "AVIF", needed: needed, limits: limits)
+        // An image smaller than its cell is not upscaled: keep only the bytes it needs.
+        if pixels.count < capacity / 2 { pixels = Array(pixels) }
+        var image = DecodedImage(size: PixelSize(width: Int(report.width), height: Int(report.height)), pixels: pixels,
+                                 sourceSize: source)
         image.frames = Int(info.frames)
         return image
     }

@@ -2,10 +2,14 @@ import CShims
 
 /// The C shims' status codes (`ib_image_status`) as typed errors, with the library's own message.
 enum DecodeStatus {
-    static func check(_ status: Int32, _ message: [CChar], format: String) throws(DecodeError) {
+    /// `needed` and `limits` explain a refusal over the budget (from `controlled`) and a stop.
+    static func check(_ status: Int32, _ message: [CChar], format: String, needed: Int = 0,
+                      limits: DecodeLimits = DecodeLimits()) throws(DecodeError) {
         let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch ib_image_status(rawValue: UInt32(status)) {
         case IB_IMAGE_OK: return
+        case IB_IMAGE_OVER_BUDGET: throw .overBudget(bytes: needed, limitMegabytes: limits.maxDecodeMegabytes)
+        case IB_IMAGE_STOPPED: throw .stopped(limits.stop?.reason ?? .cancelled)
         case IB_IMAGE_UNSUPPORTED: throw .unsupported("\(format): \(text)")
         case IB_IMAGE_NO_MEMORY: throw .corrupt("\(format): out of memory: \(text)")
         default: throw .corrupt("\(format): \(text)")
@@ -22,20 +26,52 @@ enum DecodeStatus {
 
     static func messageBuffer() -> [CChar] { [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY)) }
 
+    /// Refuses a buffer of `bytes` over `--max-decode-mb`: called before allocating it.
+    static func charge(_ bytes: Int, limits: DecodeLimits) throws(DecodeError) {
+        guard bytes <= limits.maxDecodeBytes else {
+            throw .overBudget(bytes: bytes, limitMegabytes: limits.maxDecodeMegabytes)
+        }
+    }
+
+    /// Runs `body` with the C control for `limits` (its budget, and its stop as a callback), and
+    /// returns what a refusal would have needed beside the result.
+    static func controlled<R>(_ limits: DecodeLimits, _ body: (UnsafeMutablePointer<ib_decode_control>) -> R)
+        -> (result: R, needed: Int) {
+        var control = ib_decode_control()
+        control.max_bytes = UInt64(limits.maxDecodeBytes)
+        guard let stop = limits.stop else {
+            let result = body(&control)
+            return (result, Int(clamping: control.needed))
+        }
+        // The callback gets the stop back from its context; `withExtendedLifetime` keeps it
+        // alive for the call, so the unretained reference is safe.
+        control.context = Unmanaged.passUnretained(stop).toOpaque()
+        control.should_stop = { context in
+            Unmanaged<DecodeStop>.fromOpaque(context!).takeUnretainedValue().reason == nil ? 0 : 1
+        }
+        let result = withExtendedLifetime(stop) { body(&control) }
+        return (result, Int(clamping: control.needed))
+    }
+
     /// A shim's decode into a new RGBA8 buffer of `size` (left uninitialised for the shim to
-    /// fill): `decode` gets the encoded bytes, the buffer and the message buffer and returns the
-    /// shim's status. The pixels are kept only when it succeeded.
-    static func rgba(_ bytes: [UInt8], size: PixelSize,
-                     _ decode: (UnsafeBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt8>, UnsafeMutablePointer<CChar>) -> Int32)
-        -> (pixels: [UInt8], status: Int32, message: [CChar]) {
-        var message = messageBuffer(), status: Int32 = 0
+    /// fill): `decode` gets the encoded bytes, the buffer, the control for `limits` and the
+    /// message buffer and returns the shim's status. The pixels are kept only when it succeeded.
+    /// `fullSize`: the buffer is the image's size, charged against the budget before it exists.
+    static func rgba(_ bytes: [UInt8], size: PixelSize, limits: DecodeLimits, fullSize: Bool,
+                     _ decode: (UnsafeBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt8>,
+                                UnsafeMutablePointer<ib_decode_control>, UnsafeMutablePointer<CChar>) -> Int32)
+        throws(DecodeError) -> (pixels: [UInt8], status: Int32, message: [CChar], needed: Int) {
+        if fullSize { try charge(size.pixelCount * 4, limits: limits) }
+        var message = messageBuffer(), status: Int32 = 0, needed = 0
         let pixels = [UInt8](unsafeUninitializedCapacity: size.pixelCount * 4) { output, count in
-            status = bytes.withUnsafeBufferPointer { source in
-                message.withUnsafeMutableBufferPointer { decode(source, output, $0.baseAddress!) }
+            (status, needed) = controlled(limits) { control in
+                bytes.withUnsafeBufferPointer { source in
+                    message.withUnsafeMutableBufferPointer { decode(source, output, control, $0.baseAddress!) }
+                }
             }
             count = status == IB_IMAGE_OK.rawValue ? size.pixelCount * 4 : 0
         }
-        return (pixels, status, message)
+        return (pixels, status, message, needed)
     }
 
     /// A C shim's header facts (`ib_<format>_read_info`) and the size they promise, refused when

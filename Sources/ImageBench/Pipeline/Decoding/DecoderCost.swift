@@ -30,6 +30,10 @@ public enum DecoderCost {
                                progress: (Row) -> Void = { _ in }) throws -> [Row] {
         let rgb = PhotoSynthesizer.rgb(size: size, seed: 1)
         var rows: [Row] = []
+        // Our own images at the size asked for: neither limit should refuse them (a full-size
+        // decode holds at most 16 bytes a pixel: lossless WebP's ARGB and the output).
+        let limits = DecodeLimits(maxPixels: max(DecodeLimits().maxPixels, size.pixelCount),
+                                  maxDecodeMegabytes: max(DecodeLimits.defaultMaxDecodeMegabytes, size.pixelCount * 16 / 1_000_000 + 1))
         for format in formats {
             // A photo at the corpus's photo settings (JPEG quality 80 and its SSIM-matched peers).
             let bytes = try CorpusEncoding.encode(format, rgb: rgb, alpha: nil, size: size, jpegQuality: 80, progressive: false)
@@ -41,8 +45,7 @@ public enum DecoderCost {
                 let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
                 while times.count < 3 || MonotonicClock.now() < deadline {
                     let start = MonotonicClock.now()
-                    var image = try ImageDecoder().decode(bytes, targetSize: target,
-                                                          limits: DecodeLimits(maxPixels: max(DecodeLimits().maxPixels, size.pixelCount)))
+                    var image = try ImageDecoder().decode(bytes, targetSize: target, limits: limits)
                     if let target { image = Downsampler.aspectFill(image, to: target) }
                     times.append(MonotonicClock.now() - start)
                     output = image.size

@@ -10,15 +10,16 @@ public struct GIFDecoder: ImageDecoding {
         guard !bytes.isEmpty else { throw .empty }
         let size = try DecodeStatus.header(bytes, format: "GIF", limits: limits, ib_gif_read_info).size
         var report = ib_decode_report()
-        let decoded = DecodeStatus.rgba(bytes, size: size) { source, output, message in
+        // The canvas is the screen's size, whatever the frame's: charged first.
+        let decoded = try DecodeStatus.rgba(bytes, size: size, limits: limits, fullSize: true) { source, output, control, message in
             ib_gif_decode_rgba(source.baseAddress, source.count, UInt64(limits.maxPixels), output.baseAddress, output.count,
-                               &report, message)
+                               &report, control, message)
         }
         if decoded.status == IB_IMAGE_TOO_LARGE.rawValue {
             // A frame larger than the screen it is drawn on.
             throw .tooLarge(PixelSize(width: Int(report.source_width), height: Int(report.source_height)), limit: limits.maxPixels)
         }
-        try DecodeStatus.check(decoded.status, decoded.message, format: "GIF")
+        try DecodeStatus.check(decoded.status, decoded.message, format: "GIF", needed: decoded.needed, limits: limits)
         var image = DecodedImage(size: size, pixels: decoded.pixels)
         image.frames = Int(report.frames)
         return image

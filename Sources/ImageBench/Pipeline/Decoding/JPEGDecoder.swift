@@ -19,18 +19,20 @@ public struct JPEGDecoder: ImageDecoding {
     private func decodeFilled(_ bytes: [UInt8], target: PixelSize, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
         var report = ib_decode_report()
-        var status: Int32 = 0
+        var status: Int32 = 0, needed = 0
         let capacity = target.pixelCount * 4
         var pixels = [UInt8](unsafeUninitializedCapacity: capacity) { output, count in
-            status = bytes.withUnsafeBufferPointer { source in
-                ib_jpeg_decode_fill(source.baseAddress, source.count, UInt32(target.width), UInt32(target.height),
-                                    UInt64(limits.maxPixels), output.baseAddress, capacity, &report, &message)
+            (status, needed) = DecodeStatus.controlled(limits) { control in
+                bytes.withUnsafeBufferPointer { source in
+                    ib_jpeg_decode_fill(source.baseAddress, source.count, UInt32(target.width), UInt32(target.height),
+                                        UInt64(limits.maxPixels), output.baseAddress, capacity, &report, control, &message)
+                }
             }
             count = status == IB_IMAGE_OK.rawValue ? Int(report.width) * Int(report.height) * 4 : 0
         }
         let sourceSize = PixelSize(width: Int(report.source_width), height: Int(report.source_height))
         if status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(sourceSize, limit: limits.maxPixels) }
-        try Self.check(status, message)
+        try DecodeStatus.check(status, message, format: "JPEG", needed: needed, limits: limits)
         // An image smaller than its cell is not upscaled: keep only the bytes it needs.
         if pixels.count < capacity / 2 { pixels = Array(pixels) }
         var image = DecodedImage(size: PixelSize(width: Int(report.width), height: Int(report.height)),
@@ -44,15 +46,19 @@ public struct JPEGDecoder: ImageDecoding {
         let size = PixelSize(width: Int(info.width), height: Int(info.height))
         guard size.pixelCount > 0 else { throw .corrupt("zero dimensions \(size)") }
         guard size.pixelCount <= limits.maxPixels else { throw .tooLarge(size, limit: limits.maxPixels) }
+        try DecodeStatus.charge(size.pixelCount * 4, limits: limits)
         var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
         var pixels = [UInt8](repeating: 0, count: size.pixelCount * 4)
         var warnings: Int32 = 0
-        let status = bytes.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { output in
-                ib_jpeg_decode_rgba(source.baseAddress, source.count, 1, output.baseAddress, output.count, &warnings, &message)
+        let (status, needed) = DecodeStatus.controlled(limits) { control in
+            bytes.withUnsafeBufferPointer { source in
+                pixels.withUnsafeMutableBufferPointer { output in
+                    ib_jpeg_decode_rgba(source.baseAddress, source.count, 1, output.baseAddress, output.count, &warnings,
+                                        control, &message)
+                }
             }
         }
-        try Self.check(status, message)
+        try DecodeStatus.check(status, message, format: "JPEG", needed: needed, limits: limits)
         var image = DecodedImage(size: size, pixels: pixels)
         image.warnings = Int(warnings)
         return image

@@ -16,16 +16,18 @@ public enum JPEGPreview {
                               limits: DecodeLimits) throws(DecodeError) -> (image: DecodedImage, scan: Int)? {
         var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
         var report = ib_decode_report()
-        var status: Int32 = 0
+        var status: Int32 = 0, needed = 0
         let capacity = target.pixelCount * 4
         let pixels = [UInt8](unsafeUninitializedCapacity: capacity) { output, count in
-            status = ib_jpeg_decode_preview(bytes.baseAddress, bytes.count, UInt32(target.width), UInt32(target.height),
-                                            UInt64(limits.maxPixels), output.baseAddress, capacity, &report, &message)
+            (status, needed) = DecodeStatus.controlled(limits) { control in
+                ib_jpeg_decode_preview(bytes.baseAddress, bytes.count, UInt32(target.width), UInt32(target.height),
+                                       UInt64(limits.maxPixels), output.baseAddress, capacity, &report, control, &message)
+            }
             count = status == IB_IMAGE_OK.rawValue && report.scans > 0 ? Int(report.width) * Int(report.height) * 4 : 0
         }
         let sourceSize = PixelSize(width: Int(report.source_width), height: Int(report.source_height))
         if status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(sourceSize, limit: limits.maxPixels) }
-        try DecodeStatus.check(status, message, format: "JPEG")
+        try DecodeStatus.check(status, message, format: "JPEG", needed: needed, limits: limits)
         guard report.scans > 0 else { return nil }
         var image = DecodedImage(size: PixelSize(width: Int(report.width), height: Int(report.height)), pixels: pixels,
                                  sourceSize: sourceSize)

@@ -16,10 +16,13 @@ public struct WebPDecoder: ImageDecoding {
             ib_fill_geometry_for(UInt32(source.width), UInt32(source.height), UInt32(target.width), UInt32(target.height), &geometry)
         }
         let size = PixelSize(width: Int(geometry.out_width), height: Int(geometry.out_height))
-        let decoded = DecodeStatus.rgba(bytes, size: size) { source, output, message in
-            ib_webp_decode_rgba(source.baseAddress, source.count, &geometry, output.baseAddress, output.count, message)
+        // Scaled (lossy) decodes need a few rows; full-size ones their bitmap; lossless ones also
+        // libwebp's full-size ARGB, which the shim charges.
+        let decoded = try DecodeStatus.rgba(bytes, size: size, limits: limits, fullSize: size == source) {
+            source, output, control, message in
+            ib_webp_decode_rgba(source.baseAddress, source.count, &geometry, output.baseAddress, output.count, control, message)
         }
-        try DecodeStatus.check(decoded.status, decoded.message, format: "WebP")
+        try DecodeStatus.check(decoded.status, decoded.message, format: "WebP", needed: decoded.needed, limits: limits)
         return DecodedImage(size: size, pixels: decoded.pixels, sourceSize: source)
     }
 
