@@ -14,6 +14,10 @@
 
 #define IB_AVIF_BAND 64    // rows used per band
 #define IB_AVIF_MARGIN 4   // rows converted beyond each side of a band (2 chroma rows of 4:2:0)
+// Rows a band's buffer holds: its rows, both margins, and one more, since the top is moved up to
+// an even row (4:2:0 chroma pairs) and can start a row above its margin. Without that row a band
+// whose start minus the margin was odd wrote one row past the buffer (heap corruption).
+#define IB_AVIF_BAND_ROWS (IB_AVIF_BAND + 2 * IB_AVIF_MARGIN + 1)
 
 typedef struct {
     uint32_t target_width, target_height;
@@ -27,7 +31,7 @@ static uint64_t ib_avif_cell_bytes(uint32_t width, uint32_t height, void *contex
     ib_fill_geometry_for(width, height, cell->target_width, cell->target_height, &cell->geometry);
     uint64_t out = (uint64_t)cell->geometry.out_width * cell->geometry.out_height * 4;
     if (out > cell->output_capacity) return 0;
-    return out + (uint64_t)width * (IB_AVIF_BAND + 2 * IB_AVIF_MARGIN) * 4
+    return out + (uint64_t)width * IB_AVIF_BAND_ROWS * 4
         + ib_fill_scratch_count(&cell->geometry) * sizeof(uint32_t);
 }
 
@@ -50,7 +54,7 @@ static int ib_avif_fill_rows(avifDecoder *decoder, const ib_fill_geometry *g, ui
                              ib_decode_control *control, char *error) {
     const avifImage *image = decoder->image;
     size_t stride = (size_t)image->width * 4;
-    uint8_t *band = malloc(stride * (IB_AVIF_BAND + 2 * IB_AVIF_MARGIN));
+    uint8_t *band = malloc(stride * IB_AVIF_BAND_ROWS);
     uint32_t *scratch = malloc(ib_fill_scratch_count(g) * sizeof(uint32_t));
     int status = band && scratch ? IB_IMAGE_OK : IB_IMAGE_NO_MEMORY;
     ib_fill fill;
@@ -64,6 +68,11 @@ static int ib_avif_fill_rows(avifDecoder *decoder, const ib_fill_geometry *g, ui
         uint32_t last = y + IB_AVIF_BAND < end ? y + IB_AVIF_BAND : end;
         uint32_t top = (y > IB_AVIF_MARGIN ? y - IB_AVIF_MARGIN : 0) & ~1u;
         uint32_t bottom = last + IB_AVIF_MARGIN < image->height ? last + IB_AVIF_MARGIN : image->height;
+        if (bottom - top > IB_AVIF_BAND_ROWS) {  // cannot happen with the bounds above; never write past the band
+            if (error) snprintf(error, IB_ERROR_CAPACITY, "band of %u rows exceeds its buffer", bottom - top);
+            status = IB_IMAGE_CORRUPT;
+            break;
+        }
         avifImage rows = ib_avif_rows(image, top, bottom);
         avifRGBImage rgb;
         avifRGBImageSetDefaults(&rgb, &rows);

@@ -50,8 +50,6 @@ static void ib_png_stream_info(png_structp png, png_infop info) {
         if (stream->error) snprintf(stream->error, IB_ERROR_CAPACITY, "interlaced PNG");
         ib_png_stream_end(png, stream, IB_IMAGE_UNSUPPORTED);
     }
-    int status = ib_png_set_rgba8(png, info, stream->error);
-    if (status != IB_IMAGE_OK) ib_png_stream_end(png, stream, status);
     ib_fill_geometry_for(width, height, stream->target_width, stream->target_height, &stream->geometry);
     size_t out_bytes = (size_t)stream->geometry.out_width * stream->geometry.out_height * 4;
     if (out_bytes > stream->output_capacity) {
@@ -59,10 +57,14 @@ static void ib_png_stream_info(png_structp png, png_infop info) {
         ib_png_stream_end(png, stream, IB_IMAGE_NO_MEMORY);
     }
     // What grows with the image here: libpng's rows (the raw row and the previous one at up to 8
-    // bytes a pixel, and the transformed row), the filter's sums, and the output.
+    // bytes a pixel, and the transformed row), the filter's sums, and the output. Charged before
+    // ib_png_set_rgba8: its png_read_update_info allocates libpng's row buffers, so a 50,000,000
+    // × 1 PNG of a few kB would otherwise take 800 MB before any charge.
     size_t scratch_count = ib_fill_scratch_count(&stream->geometry);
     uint64_t needed = (uint64_t)width * 8 * 3 + scratch_count * sizeof(uint32_t) + out_bytes;
-    status = ib_decode_charge(stream->control, needed);
+    int status = ib_decode_charge(stream->control, needed);
+    if (status != IB_IMAGE_OK) ib_png_stream_end(png, stream, status);
+    status = ib_png_set_rgba8(png, info, stream->error);
     if (status != IB_IMAGE_OK) ib_png_stream_end(png, stream, status);
     stream->scratch = malloc(scratch_count * sizeof(uint32_t));
     if (!stream->scratch) ib_png_stream_end(png, stream, IB_IMAGE_NO_MEMORY);

@@ -102,7 +102,11 @@ struct ServeCommand: ParsableCommand {
         withExtendedLifetime(sources) {}
     }
 
-    private var limits: ConnectionLimits { ConnectionLimits(requestTimeout: requestTimeout, maxConnections: maxConnections) }
+    private var limits: ConnectionLimits {
+        var limits = ConnectionLimits(requestTimeout: requestTimeout, maxConnections: maxConnections)
+        limits.returnsMemoryWhenIdle = true  // a standing server, not a measurement
+        return limits
+    }
 
     private func profile() throws -> NetworkProfile {
         do {

@@ -43,10 +43,12 @@ struct SettleTracker {
             watched.rowFrames += watched.waiting * max(0, until - watched.last)
             (watched.last, watched.waiting) = (until, waiting)
             open = watched
-            if waiting == 0 {
-                close(frames: frame - watched.start, censored: false, frameNanoseconds)
-            } else if let end = watched.end, frame >= end {
+            // The rest's end first: a frame at or past it shows a screen that moved again (or a
+            // host that woke late past it), so what it shows says nothing of the rest.
+            if let end = watched.end, frame >= end {
                 close(frames: end - watched.start, censored: true, frameNanoseconds)
+            } else if waiting == 0 {
+                close(frames: frame - watched.start, censored: false, frameNanoseconds)
             }
         }
         while next < rests.count, rests[next].start <= frame - base {

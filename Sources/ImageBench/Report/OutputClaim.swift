@@ -1,11 +1,12 @@
 import Foundation
 
 /// A results directory (`--out`) claimed by one run, so two runs started into it at once cannot
-/// both pass the emptiness check and leave a mix of their files: the claim is a file created with
-/// `O_EXCL` (the one atomic test-and-set a file system offers), holding the claimant's pid. It is
-/// removed when the run is over; one left by a run that was killed is taken over once its pid is
-/// gone.
-public struct OutputClaim: Sendable {
+/// both pass the emptiness check and leave a mix of their files: the claim is an exclusive
+/// `flock` on a claim file (holding the claimant's pid, for the message), which the kernel drops
+/// when the process ends however it ends, so a killed run's claim needs no taking over. After the
+/// lock, the directory is checked again: a run that was paused between its check and its claim
+/// must not write over another's finished results.
+public final class OutputClaim: Sendable {
     public static let fileName = ".imgbench-claim"
 
     /// Why a directory could not be claimed; `usage` errors are the user's to fix (exit 64).
@@ -17,61 +18,69 @@ public struct OutputClaim: Sendable {
     public let directory: URL
     /// The run made the directory (so it removes it again if it writes nothing).
     public let created: Bool
+    private let descriptor: Int32
+
+    private init(directory: URL, created: Bool, descriptor: Int32) {
+        (self.directory, self.created, self.descriptor) = (directory, created, descriptor)
+    }
 
     /// Claims `directory`, making it if needed. Refused when it holds anything and `force` is
     /// off, or when another live run holds it.
     public static func claim(_ directory: URL, force: Bool) throws(ClaimError) -> OutputClaim {
         let path = directory.path
+        func notEmpty() -> ClaimError {
+            ClaimError(description: "--out \(path) is not empty: pass --force to write into it (imgbench's files are replaced)", usage: true)
+        }
         let existing = try? FileManager.default.contentsOfDirectory(atPath: path)
-        if let existing, !existing.isEmpty, !force {
-            throw ClaimError(description: "--out \(path) is not empty: pass --force to write into it (imgbench's files are replaced)", usage: true)
+        if let existing, !existing.isEmpty, !force { throw notEmpty() }
+        if let failure = makeDirectories(path) {
+            throw ClaimError(description: "cannot create --out \(path): \(String(cString: strerror(failure)))", usage: false)
         }
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ClaimError(description: "cannot create --out \(path): \(Self.reason(of: error))", usage: false)
+        let claimPath = directory.appendingPathComponent(fileName).path
+        let descriptor = open(claimPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ClaimError(description: "cannot write results to \(path): \(String(cString: strerror(errno)))", usage: false)
         }
-        let claim = directory.appendingPathComponent(fileName).path
-        for attempt in 0..<2 {
-            let descriptor = open(claim, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
-            if descriptor >= 0 {
-                let pid = Array("\(getpid())\n".utf8)
-                _ = pid.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                close(descriptor)
-                return OutputClaim(directory: directory, created: existing == nil)
-            }
-            let failure = errno
-            guard failure == EEXIST else {
-                throw ClaimError(description: "cannot write results to \(path): \(String(cString: strerror(failure)))", usage: false)
-            }
-            let holder = (try? String(contentsOfFile: claim, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            // No pid yet: a run is between creating its claim and writing it, so it is alive.
-            guard let holder, holder > 0, attempt == 0, kill(holder, 0) != 0, errno == ESRCH else {
-                throw ClaimError(description: "--out \(path) is being written by another imgbench run\(holder.map { " (pid \($0))" } ?? ""): choose another --out",
-                                 usage: false)
-            }
-            unlink(claim)  // left by a run that is gone
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = (try? String(contentsOfFile: claimPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            close(descriptor)
+            throw ClaimError(description: "--out \(path) is being written by another imgbench run"
+                             + (Int32(holder).map { " (pid \($0))" } ?? "") + ": choose another --out", usage: false)
         }
-        throw ClaimError(description: "--out \(path) is being written by another imgbench run: choose another --out", usage: false)
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        let claim = OutputClaim(directory: directory, created: existing == nil, descriptor: descriptor)
+        // Checked again under the lock: another run may have written and gone since the first look.
+        let now = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0 != fileName }
+        if !now.isEmpty && !force {
+            claim.release(wroteResults: true)
+            throw notEmpty()
+        }
+        return claim
     }
 
     /// Gives the directory up: the claim goes, and so does the directory if the run made it and
     /// wrote nothing into it.
     public func release(wroteResults: Bool) {
         unlink(directory.appendingPathComponent(Self.fileName).path)
+        close(descriptor)
         if !wroteResults, created, (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true {
             rmdir(directory.path)
         }
     }
 
-    /// The operating system's reason behind a Foundation file error ("Not a directory"), which
-    /// its own text ("error 512") hides.
-    public static func reason(of error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
+    /// `mkdir -p`, by hand: Foundation's createDirectory on Linux reports every failure as
+    /// "NSCocoaErrorDomain error 512", where mkdir's errno says why ("Not a directory").
+    /// Returns that errno, or nil once the directory exists.
+    static func makeDirectories(_ path: String) -> Int32? {
+        var built = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") where !component.isEmpty {
+            built += "/" + component
+            if mkdir(built, 0o755) != 0 && errno != EEXIST { return errno }
         }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        return nsError.localizedDescription
+        var status = stat()
+        guard stat(path, &status) == 0 else { return errno }
+        return (status.st_mode & S_IFMT) == S_IFDIR ? nil : ENOTDIR
     }
 }

@@ -58,6 +58,8 @@ public struct SummaryJSON: ReportWriter {
                 "inject": settings.injection.description,
                 "strategies": results.plan.strategies.map(\.rawValue), "concurrency": results.plan.concurrencies,
                 "formats": results.plan.formats.map(\.description),
+                // Policies given as lists: the values above are each one's first; the cells ran every one.
+                "variations": Dictionary(results.plan.variations.map { ($0.dimension.rawValue, $0.values) }, uniquingKeysWith: { a, _ in a }),
                 "repeat": results.plan.repeats, "warmup": results.plan.warmups,
                 "warmup_seconds": results.plan.warmupSeconds, "transport": settings.transport.rawValue,
                 "timeout_ms": settings.fetchLimits.timeoutMilliseconds, "max_bytes": settings.fetchLimits.maxBytes,

@@ -186,7 +186,8 @@ public enum Benchmark {
             short.load = nil
             short.clients = max(min(short.clients, 100), short.shard?.count ?? 1)
         }
-        let warmCell = RunCell(strategy: cell.strategy, concurrency: cell.concurrency, repetition: 0, format: cell.format)
+        let warmCell = RunCell(strategy: cell.strategy, concurrency: cell.concurrency, repetition: 0, format: cell.format,
+                               variant: cell.variant)
         _ = runCell(warmCell, workload: workload, settings: short, frames: Int(seconds * Double(settings.fps)),
                     stop: stop, observer: observer)
     }

@@ -21,6 +21,10 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// server's clients are load tools that read as fast as they can: one that has taken nothing
     /// for 30 s is gone or hostile. Internal (tests shorten it); no flag, as nobody asked for one.
     var sendTimeout: Double = 30
+    /// Hand freed memory back to the system when the last connection closes (`imgbench serve`).
+    /// Off for the server inside a run: glibc's trim locks each arena in turn and would stall the
+    /// run's own decode and filter threads in the middle of a measurement.
+    public var returnsMemoryWhenIdle = false
 
     /// Unsent output a connection may hold (NIO's own defaults, set here so the bound is ours):
     /// above `high`, the server stops answering and reading that connection; below `low`, it
@@ -84,7 +88,9 @@ final class ConnectionGuard: Sendable {
         cap = limits.effectiveCap()
         timeoutNanoseconds = UInt64(limits.requestTimeout * 1e9)
         sendTimeoutNanoseconds = UInt64(limits.sendTimeout * 1e9)
+        returnsMemory = limits.returnsMemoryWhenIdle
     }
+    private let returnsMemory: Bool
 
     var count: Int { open.withLockedValue { $0.count } }
 
@@ -110,7 +116,7 @@ final class ConnectionGuard: Sendable {
             open.removeValue(forKey: ObjectIdentifier(channel))
             return open.isEmpty
         }
-        if last { ReleasedMemory.returnToSystem() }
+        if last && returnsMemory { ReleasedMemory.returnToSystem() }
     }
 
     /// Its output went over the high water mark with `unsent` bytes waiting.

@@ -28,7 +28,8 @@ public struct Effects: Sendable {
     public let effects: [Effect]
 
     public init(_ results: [RunResult], traceFrames: Int) {
-        let groups = RunResult.byCell(results)
+        // Only valid cells are compared (not the control, a mostly failed, stopped or overloaded one).
+        let groups = RunResult.byCell(results).filter { CellValidity($0.map(\.summary)).isValid }
         func key(_ cell: RunCell, _ variant: PolicyVariant) -> String {
             "\(cell.strategy.rawValue)|\(cell.concurrency)|\(cell.format.description)|\(variant.suffix)"
         }
@@ -85,7 +86,14 @@ public struct Effects: Sendable {
             let bytes = String(format: "%+.2f MB downloaded (%.2f → %.2f MB", megabytes, effect.baselineBytes / 1e6, (effect.baselineBytes + effect.bytes) / 1e6)
                 + (effect.bytesInterval.map { String(format: ", 95%% CI %+.2f to %+.2f MB over %d repeats)", $0.low / 1e6, $0.high / 1e6, $0.n) }
                    ?? ", one run each: --repeat 3 gives an interval)")
-            let saving = effect.bytes < 0 ? String(format: ": saves %.2f MB", -megabytes) : ""
+            // A saving only where it is one: beyond the noise with repeats; with one run each, the
+            // difference this trace showed, said as that.
+            let saving: String
+            if let interval = effect.bytesInterval {
+                saving = interval.high < 0 ? String(format: ": saves %.2f MB", -megabytes) : interval.low > 0 ? "" : ": no saving beyond noise"
+            } else {
+                saving = effect.bytes < 0 ? String(format: ": %.2f MB less on this trace", -megabytes) : ""
+            }
             return "\(label) vs \(effect.baseline) at \(effect.context): \(placeholder)\(rest); \(bytes)\(saving); "
                 + String(format: "memory hits %+.1f points; CPU per shown image %+.2f ms.", effect.memoryHitPoints, effect.cpuMsPerImage)
         }

@@ -4,13 +4,15 @@ import Foundation
 /// network, and what the recommended one costs. It speaks of the recommended cell's format (so it
 /// never contradicts the recommendation) and compares every other format with it by the main
 /// verdict's rules: a paired difference whose interval excludes zero is slower (or faster); one
-/// within the tie margin is a tie; anything else is undecided. A format is said to give the least
-/// placeholder time only when every other one is shown slower.
+/// within the tie margin is a tie; anything else is undecided, all on the metric the verdict ranks
+/// by (wait at rest or placeholder time). A format is said to give the least of it only when every
+/// other one is shown slower, and only cells with the recommended cell's policies are compared.
 extension Verdict {
     static func formatLines(best: Cell, all: [Cell]) -> [String] {
         guard Set(all.map(\.format)).count > 1 else { return [] }
         let cell = "\(best.strategy) ×\(best.concurrency)"
-        let formats = all.filter { $0.strategy == best.strategy && $0.concurrency == best.concurrency && $0.validity.isValid }
+        let formats = all.filter { $0.strategy == best.strategy && $0.concurrency == best.concurrency && $0.variant == best.variant
+            && $0.validity.isValid }
             .sorted { $0.ranking.overall < $1.ranking.overall }
         let others = formats.filter { $0.format != best.format }
         guard !others.isEmpty else { return ["Formats: only \(best.format) could be ranked at \(cell)."] }

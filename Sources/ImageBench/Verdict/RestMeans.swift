@@ -22,6 +22,10 @@ enum RestMeans {
         return values.isEmpty ? nil : SegmentMeans(keyed: values)
     }
 
-    /// client, session and rest packed into one number: equal for the same rest in every cell.
-    static func number(_ sample: SettleSample) -> Int { sample.client << 32 | sample.session << 16 | sample.rest }
+    /// client, session and rest as one number, equal for the same rest in every cell: decimal
+    /// fields of 12 and 6 digits (users ≤ 10,000, sessions and rests < 10^6 each), so no two
+    /// rests share one.
+    static func number(_ sample: SettleSample) -> Int {
+        sample.client * 1_000_000_000_000 + min(sample.session, 999_999) * 1_000_000 + min(sample.rest, 999_999)
+    }
 }

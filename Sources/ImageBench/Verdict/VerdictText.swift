@@ -39,14 +39,14 @@ extension Verdict {
             return "Recommended: \(at): \(numbers)."
         case .cheaper:
             let others = tied.filter { $0.name != best.name }
-            return "Recommended: \(at): as fast as \(list(others.map(\.name))) within noise and cheaper beyond it "
+            return "Recommended: \(at): as fast as \(list(others.map(\.name))) within noise and cheaper than each by more than the costs' noise allowance (2% of bytes, 10% of CPU) "
                 + String(format: "(%.1f kB and %.1f ms CPU per displayed image): ", best.bytesPerImage / 1e3, best.cpuPerImage * 1e3) + numbers + "."
         case .tie:
             let means = tied.map { String(format: "%.1f", $0.ranking.overall) }.joined(separator: " / ")
             let costs = tied.map { String(format: "%.1f", $0.bytesPerImage / 1e3) }.joined(separator: " / ")
             return "No difference beyond noise between \(tiedNames(tied)): \(best.rankedBy.rawValue) \(means) ms, "
                 + String(format: "each within ±%.1f ms of the fastest", tieMargin(ranked[0]))
-                + "; costs alike too (\(costs) kB per displayed image), so none is recommended over the others; \(at) has the least mean."
+                + "; none is cheaper than all the others beyond the costs' noise allowance (\(costs) kB per displayed image), so none is recommended over the others; \(at) has the least mean."
         case .undecided:
             let open = ranked.filter { cell in cell.name != best.name && !tied.contains { $0.name == cell.name } }
                 .filter { $0.ranking.difference(from: ranked[0].ranking).map(\.includesZero) ?? true }

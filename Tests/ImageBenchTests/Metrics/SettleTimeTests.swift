@@ -70,6 +70,10 @@ struct SettleTimeTests {
         let samples = track([(0, 0), (36, 3), (50, 3), (53, 0)], endAt: 53)
         #expect(samples.count == 3)
         #expect(samples[1].rest == 1 && samples[1].censored && samples[1].nanoseconds == 10_000 && samples[1].waitNanoseconds == 3_000)
+        // Nothing waits on the first frame past the rest's end (the host woke late): still
+        // censored at the rest's length, never a settle time longer than the rest.
+        let late = track([(0, 0), (40, 2), (52, 0)], endAt: 53)
+        #expect(late[1].rest == 1 && late[1].censored && late[1].nanoseconds == 10_000, "\(late)")
         // A rest still open when the run ends is censored there.
         let open = track([(0, 0), (40, 2)], endAt: 44)
         #expect(open.last?.rest == 1 && open.last?.censored == true && open.last?.nanoseconds == 6_000)

@@ -131,7 +131,8 @@ extension ChildProcessRuns {
                     let before = try Self.cpuSeconds(run.process.processIdentifier)
                     Thread.sleep(forTimeInterval: 0.5)
                     let busy = try Self.cpuSeconds(run.process.processIdentifier) - before
-                    #expect(busy > 0.3, "only \(busy) CPU-s in 0.5 s: no decode in progress")
+                    // Other suites may share the two cores: a decode in progress still shows.
+                    #expect(busy > 0.15, "only \(busy) CPU-s in 0.5 s: no decode in progress")
                     let sent = Date()
                     kill(run.process.processIdentifier, SIGTERM)
                     run.process.waitUntilExit()
@@ -139,7 +140,7 @@ extension ChildProcessRuns {
                     print("SIGTERM during a bomb's decode: exited after \(seconds) s")
                     #expect(run.process.terminationStatus == 143, "\(run.output)")
                     // Unstopped, the decode would run on for tens of seconds (an 8 GB inflate).
-                    #expect(seconds < 1, "exit took \(seconds) s")
+                    #expect(seconds < Fixtures.sanitizerSlack, "exit took \(seconds) s")
                 }
             }
         }

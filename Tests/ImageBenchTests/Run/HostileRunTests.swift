@@ -102,8 +102,12 @@ extension ChildProcessRuns {
                 func writing() -> Bool {
                     ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).contains { $0 != OutputClaim.fileName }
                 }
-                while Date() < deadline, run.process.isRunning, !writing() { usleep(2_000) }
+                while Date() < deadline, run.process.isRunning, !writing() { usleep(1_000) }
+                // Stopped while it writes, the signal queued, then continued: the signal surely
+                // lands while the reports are being written, however fast this machine writes them.
+                kill(run.process.processIdentifier, SIGSTOP)
                 kill(run.process.processIdentifier, SIGTERM)
+                kill(run.process.processIdentifier, SIGCONT)
                 run.process.waitUntilExit()
                 #expect(run.process.terminationStatus == 143, "\(run.output)")
                 #expect(run.output.contains("stopped by SIGTERM"), "\(run.output)")
@@ -144,7 +148,7 @@ extension ChildProcessRuns {
             }
         }
 
-        @Test("untrusted text: serve's log escapes a client's control characters; a huge URL is cut in the error line")
+        @Test("untrusted text: a huge URL from a manifest is cut in the error line")
         func untrustedText() async throws {
             try await onOwnThread {
                 let root = try Fixtures.temporaryDirectory("text")
@@ -157,10 +161,6 @@ extension ChildProcessRuns {
                 let longest = run.output.split(separator: "\n").map(\.utf8.count).max() ?? 0
                 #expect(longest < 2_000, "a line of \(longest) bytes")
                 #expect(run.output.contains("more bytes)"), "\(run.output.prefix(600))")
-                // The log line of a path with %0a and %1b: one line, no escape byte.
-                #expect(UntrustedText.line("GET /a\nFAKE-LINE\u{1B}[31m 404") == "GET /a\\x0aFAKE-LINE\\x1b[31m 404")
-                #expect(UntrustedText.line("x\u{202E}y\u{85}") == "x\\u{202e}y\\x85")
-                #expect(UntrustedText.line(String(repeating: "é", count: 10), limit: 4) == "éééé… (12 more bytes)")
             }
         }
     }

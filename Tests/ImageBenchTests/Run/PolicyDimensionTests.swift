@@ -73,7 +73,7 @@ struct PolicyDimensionTests {
         let placeholder = try #require(effect.placeholder)
         #expect(placeholder.low > 0 && abs(placeholder.center - 6) < 1, "\(placeholder)")
         #expect(effects.lines[1].hasPrefix("cancel=offscreen vs none at threads ×5: placeholder time +")
-                && effects.lines[1].contains("-1.10 MB downloaded (6.78 → 5.68 MB") && effects.lines[1].contains("saves 1.10 MB"),
+                && effects.lines[1].contains("-1.10 MB downloaded (6.78 → 5.68 MB") && effects.lines[1].contains("1.10 MB less on this trace"),
                 "\(effects.lines)")
         // Three repeats each: the saving gets an interval over the repeats, paired by round.
         let repeated = (1...3).flatMap { round in
@@ -82,6 +82,16 @@ struct PolicyDimensionTests {
         }
         let interval = try #require(Effects(repeated, traceFrames: 1_000).effects.first?.bytesInterval)
         #expect(interval.n == 3 && interval.high < 0 && abs(interval.center + 1_080_000) < 3, "\(interval)")
+        #expect(Effects(repeated, traceFrames: 1_000).lines[1].contains("saves 1.08 MB"), "beyond the noise over repeats: a saving")
+        // The control is never compared.
+        let control = [Self.run(none, megabytes: 6.78, mean: 20), Self.run(offscreen, megabytes: 5.68, mean: 26)].map { result in
+            RunResult(cell: RunCell(strategy: .mainThread, concurrency: 5, repetition: 1, variant: result.cell.variant), summary: {
+                var summary = result.summary
+                summary.strategy = StrategyKind.mainThread.rawValue
+                return summary
+            }(), requests: result.requests, distributions: result.distributions)
+        }
+        #expect(Effects(control, traceFrames: 1_000).effects.isEmpty)
         // The verdict carries the effects in its lines: the terminal, report.md and report.html show them.
         #expect(Verdict(results, traceFrames: 1_000).lines.contains { $0.hasPrefix("cancel=offscreen vs none at threads ×5") })
     }

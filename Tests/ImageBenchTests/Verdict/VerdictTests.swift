@@ -89,7 +89,7 @@ struct VerdictTests {
         #expect(fastest.lines[1].contains("a tie") && fastest.lines[1].contains("chosen by cost"), "\(fastest.lines)")
         // Cheaper beyond noise: recommended, and the first line says why.
         #expect(verdict.decision == .cheaper && fastest.decision == .cheaper)
-        #expect(fastest.lines[0].hasPrefix("Recommended: threads at a limit of 5: as fast as gcd ×5 within noise and cheaper beyond it"),
+        #expect(fastest.lines[0].hasPrefix("Recommended: threads at a limit of 5: as fast as gcd ×5 within noise and cheaper than each by more than"),
                 "\(fastest.lines)")
     }
 

@@ -106,6 +106,14 @@ final class CurlEasy: @unchecked Sendable {
         return transfer.stalled
     }
 
+    /// The whole body a cancelled transfer's headers promised: a 206's Content-Range total, else
+    /// its Content-Length; none past --max-bytes (such a body could never have been downloaded,
+    /// so it saved nothing, and a peer's 2^63 − 1 must not reach the run's sums).
+    static func cancelledSize(rangeTotal: Int?, contentLength: Int, maxBytes: Int) -> Int? {
+        let size = rangeTotal ?? (contentLength >= 0 ? Int(contentLength) : nil)
+        return size.flatMap { $0 <= maxBytes ? $0 : nil }
+    }
+
     /// What the finished transfer amounts to, given curl's result code.
     func finish(_ code: CURLcode) -> Result<FetchResult, FetchError> {
         guard let transfer else { return .failure(.connection("no transfer was prepared")) }
@@ -119,10 +127,9 @@ final class CurlEasy: @unchecked Sendable {
             // (a 206's the rest only: the whole file's is in its Content-Range).
             var announced: curl_off_t = -1
             ib_curl_easy_get_offset(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
-            // A size past --max-bytes could never have been downloaded: it saved nothing, and a
-            // peer's 2^63 - 1 must not reach the run's sums.
-            let size = transfer.resume?.status == 206 ? transfer.resume?.rangeTotal : (announced >= 0 ? Int(announced) : nil)
-            return .failure(.cancelled(received: transfer.received, announced: size.flatMap { $0 <= limits.maxBytes ? $0 : nil }))
+            let size = Self.cancelledSize(rangeTotal: transfer.resume?.status == 206 ? transfer.resume?.rangeTotal : nil,
+                                          contentLength: announced, maxBytes: limits.maxBytes)
+            return .failure(.cancelled(received: transfer.received, announced: size))
         }
         let partial = PartialTransfer(bytes: transfer.received,
                                       timeToFirstByte: transfer.firstByteAt.map { $0 - min($0, transfer.startedAt) })
