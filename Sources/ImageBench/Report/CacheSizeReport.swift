@@ -12,8 +12,12 @@ public struct CacheSizeReport: Sendable {
 
     public init(_ results: BenchmarkResults) {
         recorded = CacheSizeCurve.isRecorded(results.plan.settings)
-        cells = RunResult.byCell(results.results).map { ($0[0].cell.name, $0, CacheSizeCurve($0)) }
-        pooled = CacheSizeCurve(results.results)
+        // With --memory-cache-mb as a list, the sentence speaks of the first size's cells: the hit
+        // rate "today's size" had is that size's (each cell keeps its own curve in the tables).
+        let first = String(results.plan.settings.memoryCacheBytes / 1_000_000)
+        let atFirstSize = results.results.filter { ($0.cell.variant.values[.memoryCacheMB] ?? first) == first }
+        cells = RunResult.byCell(atFirstSize).map { ($0[0].cell.name, $0, CacheSizeCurve($0)) }
+        pooled = CacheSizeCurve(atFirstSize)
         configuredBytes = results.plan.settings.memoryCacheBytes
     }
 

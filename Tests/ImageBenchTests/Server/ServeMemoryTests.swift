@@ -27,6 +27,10 @@ extension ChildProcessRuns {
                 let port = try #require(Int(try ServeCommandTests.address(of: server).split(separator: ":").last ?? ""))
                 let pid = server.process.processIdentifier
                 let before = try #require(Self.residentMegabytes(pid))
+                // The issue's bounds (100 MB during, 80 MB after) for a plain build. A ThreadSanitizer
+                // build keeps shadow memory it never hands back: there the bounds are growth over
+                // the idle server's own RSS.
+                let (peakLimit, afterLimit) = Fixtures.sanitizerSlack > 1 ? (before + 60, before + 40) : (100.0, 80.0)
                 let requests = pipelined(ImageCorpus.generate(count: 20, seed: 1).images.map(\.path))  // what it serves
                 var peers = try (0..<6).map { _ in try RawConnection(port: port) }
                 defer { peers.forEach { $0.close() } }
@@ -53,7 +57,7 @@ extension ChildProcessRuns {
                 peers = []
                 var after = Double.infinity
                 let leftAt = Date()
-                while Date().timeIntervalSince(leftAt) < 5, after >= 80 {
+                while Date().timeIntervalSince(leftAt) < 5, after >= afterLimit {
                     Thread.sleep(forTimeInterval: 0.25)
                     after = try #require(Self.residentMegabytes(pid))
                 }
@@ -61,8 +65,8 @@ extension ChildProcessRuns {
                 print("imgbench serve RSS: \(Int(before)) MB before, peak \(Int(peak)) MB over \(samples.count) samples in 20 s with 6 never-reading peers (\(sentBytes / 1_000_000) MB of requests sent), \(Int(after)) MB \(String(format: "%.1f", Date().timeIntervalSince(leftAt))) s after they left")
                 #expect(samples.count >= 35)
                 #expect(sentBytes > 100_000, "the peers sent only \(sentBytes) bytes: the server was not pressed")
-                #expect(peak < 100, "RSS \(samples.map { Int($0) }) MB")
-                #expect(after < 80, "RSS \(Int(after)) MB 5 s after the peers left")
+                #expect(peak < peakLimit, "RSS \(samples.map { Int($0) }) MB, \(Int(before)) MB before")
+                #expect(after < afterLimit, "RSS \(Int(after)) MB 5 s after the peers left, \(Int(before)) MB before")
                 kill(pid, SIGINT)
                 server.process.waitUntilExit()
                 #expect(server.process.terminationStatus == 0, "\(server.output)")
