@@ -132,11 +132,21 @@ public struct Verdict: Sendable {
     static func decide(best: Cell, fastest: Cell, ranked: [Cell], tied: [Cell]) -> Decision {
         guard ranked.count > 1 else { return .alone }
         let others = ranked.filter { cell in !tied.contains { $0.name == cell.name } }
-        // A cell outside the tie whose difference from the fastest holds zero: not shown slower.
-        let open = others.contains { cell in cell.ranking.difference(from: fastest.ranking).map(\.includesZero) ?? true }
+        // A cell outside the tie not shown slower than the fastest leaves the question open.
+        let open = others.contains { !shownSlower($0, than: fastest) }
         if open { return .undecided }
         guard tied.count > 1 else { return .better }
         return tied.allSatisfy { $0.name == best.name || cheaper(best, than: $0) } ? .cheaper : .tie
+    }
+
+    /// `cell` is slower than `reference` beyond noise: its paired interval lies above zero, or,
+    /// ranked by wait at rest, it waited longer at more rests beyond chance (the sign test over
+    /// rests, `RestComparison`) while the interval does not say it is faster.
+    static func shownSlower(_ cell: Cell, than reference: Cell) -> Bool {
+        guard let difference = cell.ranking.difference(from: reference.ranking) else { return false }
+        if difference.low > 0 { return true }
+        guard cell.rankedBy == .restWait, difference.high >= 0 else { return false }
+        return RestComparison(cell.ranking, reference.ranking)?.showsLonger ?? false
     }
 
     /// Frames of the scroll trace: where its segments are cut.

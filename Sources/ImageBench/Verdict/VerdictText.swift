@@ -49,7 +49,7 @@ extension Verdict {
                 + "; none is cheaper than all the others beyond the costs' noise allowance (\(costs) kB per displayed image), so none is recommended over the others; \(at) has the least mean."
         case .undecided:
             let open = ranked.filter { cell in cell.name != best.name && !tied.contains { $0.name == cell.name } }
-                .filter { $0.ranking.difference(from: ranked[0].ranking).map(\.includesZero) ?? true }
+                .filter { !shownSlower($0, than: ranked[0]) }
             return "Undecided: \(at) leads (\(numbers)), but \(list(open.map(\.name))) \(open.count == 1 ? "is" : "are") "
                 + "not shown slower beyond noise."
         case .alone:
@@ -79,6 +79,11 @@ extension Verdict {
         guard tied else {
             guard difference.includesZero else {
                 return head + "; \(signed(difference)) slower (\(test)): \(best.name) is faster."
+            }
+            if shownSlower(other, than: best), let rests = RestComparison(other.ranking, best.ranking) {
+                return head + String(format: "; slower: it waited longer at %d of %d rests and shorter at %d, the rest within noise "
+                                     + "(sign test p = %.4f), though a few rests carry most of the difference (%@, %@): %@ is faster.",
+                                     rests.longer, rests.rests, rests.shorter, rests.p, signed(difference), test, best.name)
             }
             return head + String(format: "; undecided: difference %@ (%@) holds 0 but reaches past the ±%.1f ms a tie needs, "
                                  + "so the faster mean stands; %@ narrows it.", signed(difference), test, tieMargin(best),

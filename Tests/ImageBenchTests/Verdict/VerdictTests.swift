@@ -68,6 +68,26 @@ struct VerdictTests {
                 "\(few.lines)")
     }
 
+    @Test("heavy-tailed waits at rest: the t interval holds zero, the sign test over rests still shows ×1 slower")
+    func signTestOverRests() throws {
+        // Measured on --network 3g --scroll browse --rows 600 (release): gcd ×1 and ×6, 18 rests.
+        let slow: [Double] = [486, 1_366, 1_210, 21, 195, 0, 51, 58, 148, 63, 0, 81, 29, 36, 90, 43, 0, 0]
+        let fast: [Double] = [484, 659, 24, 21, 95, 0, 0, 13, 0, 0, 0, 19, 6, 30, 72, 18, 0, 0]
+        let one = Self.withRests(Self.run(.gcd, 1, mean: 80), waits: slow), six = Self.withRests(Self.run(.gcd, 6, mean: 80.5), waits: fast)
+        let verdict = Verdict([one, six], traceFrames: 1_000)
+        let cells = Dictionary(uniqueKeysWithValues: verdict.cells.map { ($0.name, $0) })
+        let difference = try #require(cells["gcd ×1"]?.ranking.difference(from: cells["gcd ×6"]!.ranking))
+        #expect(difference.includesZero, "the t interval alone cannot tell: \(difference)")
+        let rests = try #require(RestComparison(cells["gcd ×1"]!.ranking, cells["gcd ×6"]!.ranking))
+        // The first rest's 486 against 484 ms is within the floor (5% of the mean): a tie.
+        #expect(rests.longer == 12 && rests.shorter == 0 && rests.rests == 18 && abs(rests.p - 2.0 / 4_096) < 1e-9, "\(rests)")
+        #expect(verdict.decision == .better && verdict.recommended?.name == "gcd ×6", "\(verdict.lines)")
+        #expect(verdict.lines[1].contains("waited longer at 12 of 18 rests and shorter at 0"), "\(verdict.lines)")
+        // The sign test itself: 5 of 5 is p = 0.0625 (undecided at 95%); 6 of 6 is 0.03125.
+        #expect(abs(RestComparison.signTest(5, 0) - 0.0625) < 1e-12 && abs(RestComparison.signTest(6, 0) - 0.03125) < 1e-12)
+        #expect(RestComparison.signTest(3, 3) == 1 && RestComparison.signTest(0, 0) == 1)
+    }
+
     @Test("a clear winner is recommended, and the runner-up is named slower with its interval")
     func clearWinner() {
         let verdict = Verdict([Self.run(.gcd, 5, mean: 20), Self.run(.threads, 5, mean: 10)], traceFrames: 1_000)
