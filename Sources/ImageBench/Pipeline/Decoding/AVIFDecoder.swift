@@ -34,23 +34,14 @@ public struct AVIFDecoder: ImageDecoding {
     /// followed by `Downsampler.aspectFill`.
     private func decodeFilled(_ bytes: [UInt8], source: PixelSize, target: PixelSize,
                               limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
-        var message = DecodeStatus.messageBuffer()
-        var info = ib_image_info(), report = ib_decode_report()
-        var status: Int32 = 0, needed = 0
-        let capacity = target.pixelCount * 4
-        var pixels = [UInt8](unsafeUninitializedCapacity: capacity) { output, count in
-            (status, needed) = DecodeStatus.controlled(limits) { control in
-                bytes.withUnsafeBufferPointer { input in
-                    ib_avif_decode_fill(input.baseAddress, input.count, UInt64(limits.maxPixels), UInt32(target.width),
-                                        UInt32(target.height), output.baseAddress, capacity, &info, &report, control, &message)
-                }
-            }
-            count = status == IB_IMAGE_OK.rawValue ? Int(report.width) * Int(report.height) * 4 : 0
+        var info = ib_image_info()
+        let (pixels, report, status, message, needed) = DecodeStatus.filled(bytes, target: target, limits: limits) {
+            input, output, report, control, message in
+            ib_avif_decode_fill(input.baseAddress, input.count, UInt64(limits.maxPixels), UInt32(target.width),
+                                UInt32(target.height), output.baseAddress, output.count, &info, report, control, message)
         }
         if status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(source, limit: limits.maxPixels) }
         try DecodeStatus.check(status, message, format: "AVIF", needed: needed, limits: limits)
-        // An image smaller than its cell is not upscaled: keep only the bytes it needs.
-        if pixels.count < capacity / 2 { pixels = Array(pixels) }
         var image = DecodedImage(size: PixelSize(width: Int(report.width), height: Int(report.height)), pixels: pixels,
                                  sourceSize: source)
         image.frames = Int(info.frames)

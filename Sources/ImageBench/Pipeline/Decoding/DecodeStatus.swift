@@ -74,6 +74,29 @@ enum DecodeStatus {
         return (pixels, status, message, needed)
     }
 
+    /// A shim's decode straight into a cell of `target` (`ib_<format>_decode_fill`): `decode` gets
+    /// the encoded bytes, the cell's buffer, the report, the control for `limits` and the message
+    /// buffer, and returns the shim's status. The pixels are the report's size (an image smaller
+    /// than its cell is not upscaled, and keeps only the bytes it needs), and kept only when it
+    /// succeeded; the caller checks the status.
+    static func filled(_ bytes: [UInt8], target: PixelSize, limits: DecodeLimits,
+                       _ decode: (UnsafeBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt8>, UnsafeMutablePointer<ib_decode_report>,
+                                  UnsafeMutablePointer<ib_decode_control>, UnsafeMutablePointer<CChar>) -> Int32)
+        -> (pixels: [UInt8], report: ib_decode_report, status: Int32, message: [CChar], needed: Int) {
+        var message = messageBuffer(), report = ib_decode_report(), status: Int32 = 0, needed = 0
+        let capacity = target.pixelCount * 4
+        var pixels = [UInt8](unsafeUninitializedCapacity: capacity) { output, count in
+            (status, needed) = controlled(limits) { control in
+                bytes.withUnsafeBufferPointer { source in
+                    message.withUnsafeMutableBufferPointer { decode(source, output, &report, control, $0.baseAddress!) }
+                }
+            }
+            count = status == IB_IMAGE_OK.rawValue ? Int(report.width) * Int(report.height) * 4 : 0
+        }
+        if pixels.count < capacity / 2 { pixels = Array(pixels) }
+        return (pixels, report, status, message, needed)
+    }
+
     /// A C shim's header facts (`ib_<format>_read_info`) and the size they promise, refused when
     /// over the limit: what every decoder does before it allocates.
     static func header(_ bytes: [UInt8], format: String, limits: DecodeLimits,

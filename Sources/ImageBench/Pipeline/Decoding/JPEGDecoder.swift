@@ -17,24 +17,14 @@ public struct JPEGDecoder: ImageDecoding {
     /// Straight to the cell: libjpeg scales by the DCT and each row is box-filtered as it is
     /// decoded (one header parse, no full-size bitmap, no zero-filled buffer).
     private func decodeFilled(_ bytes: [UInt8], target: PixelSize, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
-        var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
-        var report = ib_decode_report()
-        var status: Int32 = 0, needed = 0
-        let capacity = target.pixelCount * 4
-        var pixels = [UInt8](unsafeUninitializedCapacity: capacity) { output, count in
-            (status, needed) = DecodeStatus.controlled(limits) { control in
-                bytes.withUnsafeBufferPointer { source in
-                    ib_jpeg_decode_fill(source.baseAddress, source.count, UInt32(target.width), UInt32(target.height),
-                                        UInt64(limits.maxPixels), output.baseAddress, capacity, &report, control, &message)
-                }
-            }
-            count = status == IB_IMAGE_OK.rawValue ? Int(report.width) * Int(report.height) * 4 : 0
+        let (pixels, report, status, message, needed) = DecodeStatus.filled(bytes, target: target, limits: limits) {
+            source, output, report, control, message in
+            ib_jpeg_decode_fill(source.baseAddress, source.count, UInt32(target.width), UInt32(target.height),
+                                UInt64(limits.maxPixels), output.baseAddress, output.count, report, control, message)
         }
         let sourceSize = PixelSize(width: Int(report.source_width), height: Int(report.source_height))
         if status == IB_IMAGE_TOO_LARGE.rawValue { throw .tooLarge(sourceSize, limit: limits.maxPixels) }
         try DecodeStatus.check(status, message, format: "JPEG", needed: needed, limits: limits)
-        // An image smaller than its cell is not upscaled: keep only the bytes it needs.
-        if pixels.count < capacity / 2 { pixels = Array(pixels) }
         var image = DecodedImage(size: PixelSize(width: Int(report.width), height: Int(report.height)),
                                  pixels: pixels, sourceSize: sourceSize)
         image.warnings = Int(report.warnings)
