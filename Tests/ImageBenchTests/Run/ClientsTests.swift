@@ -122,8 +122,18 @@ extension ChildProcessRuns {
                 try #require(merged.status == 0, "\(merged.output)")
                 let whole = try #require(try Self.rows(root.appendingPathComponent("run-0/summary.csv")).first)
                 let joined = try #require(try Self.rows(root.appendingPathComponent("merged/summary.csv")).first)
+                // The merge is exact: every count is the sum of the shards' own. The unsharded run is
+                // another execution: what the trace fixes (requests, rows) is equal to it; what a late
+                // image can move on a busy machine (a hit becomes a fetch: 235 against 234 hits seen
+                // once with other suites beside it) is within 2%.
+                let shards = try (1...4).map { try #require(try Self.rows(root.appendingPathComponent("run-\($0)/summary.csv")).first) }
                 for column in ["requests", "memory_hits", "network_fetches", "bytes_downloaded", "displayed", "rows_visited"] {
-                    #expect(whole[column] == joined[column], "\(column): \(whole[column] ?? "?") unsharded vs \(joined[column] ?? "?") merged")
+                    let sum = shards.reduce(0) { $0 + (Int($1[column] ?? "") ?? 0) }
+                    #expect(Int(joined[column] ?? "") == sum, "\(column): merged \(joined[column] ?? "?") vs shards' sum \(sum)")
+                    let (unsharded, merged) = (Double(whole[column] ?? "") ?? -1, Double(joined[column] ?? "") ?? -2)
+                    let exact = ["requests", "rows_visited"].contains(column)
+                    #expect(exact ? unsharded == merged : abs(unsharded - merged) <= 0.02 * max(1, unsharded),
+                            "\(column): \(whole[column] ?? "?") unsharded vs \(joined[column] ?? "?") merged")
                 }
                 #expect(try Self.rows(root.appendingPathComponent("merged/clients.csv")).map { $0["client"] } == (0..<8).map(String.init))
                 // p99 of the union of every shard's displayed-latency samples.
