@@ -135,8 +135,10 @@ public final class DiskCache: Sendable {
         let name = Self.fileName(for: url)
         let temporary = directory.appendingPathComponent(marker.temporaryPrefix + "\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)")
         let entry = Self.encode(bytes, url: url)
-        guard FileManager.default.createFile(atPath: temporary.path, contents: Data(entry)),
-              rename(temporary.path, directory.appendingPathComponent(name).path) == 0 else {
+        // Written with open and write, not FileManager.createFile: that writes through a temporary
+        // file of Foundation's own naming, which a process killed mid-write leaves behind under a
+        // name the cache does not know as its own (and so never removes).
+        guard Self.write(entry, to: temporary.path), rename(temporary.path, directory.appendingPathComponent(name).path) == 0 else {
             unlink(temporary.path)
             return
         }
@@ -159,6 +161,22 @@ public final class DiskCache: Sendable {
             return evicted
         }
         for victim in evicted { unlink(directory.appendingPathComponent(victim).path) }
+    }
+
+    /// `bytes` into a new file at `path` (it must not exist); false if any of it failed.
+    private static func write(_ bytes: [UInt8], to path: String) -> Bool {
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
+        }
     }
 
     private func discard(_ name: String) {
