@@ -57,6 +57,11 @@ extension Metric {
     public static let readyP95 = distribution("ready_p95_ms", \.readyP95Ms)
     public static let readyP99 = distribution("ready_p99_ms", \.readyP99Ms)
     public static let placeholderRatio = Metric("placeholder_ratio", "ratio", .lowerIsBetter, .requestWeightedMean, .real(\.placeholderRatio))
+    /// Placeholder row-seconds per second of scrolling: the rows on screen without their image,
+    /// on average, while the trace moves. Unlike placeholder time per request, it weighs a row by
+    /// how long it stayed on screen waiting, so the rows a fling flies past count for little.
+    public static let placeholderRowSecondsPerS = Metric("placeholder_row_s_per_s", "rows", .lowerIsBetter, .requestWeightedMean,
+                                                         .real(\.placeholderRowSecondsPerS), since03: true)
     public static let hitchMsPerS = Metric("hitch_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.hitchMsPerS))
     public static let mainBusyMsPerS = Metric("main_busy_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.mainBusyMsPerS))
     public static let droppedFrames = Metric("dropped_frames", "frames", .lowerIsBetter, .sum, .integer(\.droppedFrames))
@@ -151,7 +156,7 @@ extension Metric {
         requestP50, requestP90, requestP95, requestP99, requestMax, format, decodeMsPerMpP50, decodeMsPerMpP95,
         networkConcurrencyMean, networkConcurrencyPeak, decodeConcurrencyMean, decodeConcurrencyPeak,
         filterConcurrencyMean, filterConcurrencyPeak, firstImageP50, firstImageP95, previewsShown, previewDecodes, previewDecodeMs,
-        bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored, settleP50, settleP95, settleMean, restWaitMean, cancel, prefetch, memoryCacheMb,
+        bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored, settleP50, settleP95, settleMean, restWaitMean, placeholderRowSecondsPerS, cancel, prefetch, memoryCacheMb,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and
@@ -160,6 +165,6 @@ extension Metric {
         latencyP50, latencyP90, latencyP95, latencyP99, latencyMax, memoryHitRate, diskHitRate, networkFetches,
         bytesDownloaded, bytesSaved, neverDisplayed, placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames,
         achievedConcurrencyMean, imagesPerS, cpuUserS, cpuSysS, peakRssMb, durationS,
-        placeholderP50, placeholderP95, placeholderMean, readyP50, readyP95, settleP50, settleP95, settleMean, restWaitMean,
+        placeholderP50, placeholderP95, placeholderMean, readyP50, readyP95, settleP50, settleP95, settleMean, restWaitMean, placeholderRowSecondsPerS,
     ]
 }

@@ -56,6 +56,8 @@ public struct RunSummary: Sendable, Equatable {
     public var latencyP99Ms = 0.0
     public var latencyMaxMs = 0.0
     public var placeholderRatio = 0.0
+    /// Placeholder row-seconds per second of scrolling: how many rows, on average, showed a placeholder while the feed moved.
+    public var placeholderRowSecondsPerS = 0.0
     public var hitchMsPerS = 0.0
     /// Main-loop work per second of scrolling, hitch or not: the main thread's load.
     public var mainBusyMsPerS = 0.0

@@ -133,6 +133,8 @@ struct RunTally {
     private var hitchNanoseconds: UInt64 = 0, mainBusyNanoseconds: UInt64 = 0
     var droppedFrames = 0
     private var visibleRowFrames = 0, placeholderRowFrames = 0
+    /// Placeholder rows on screen × time, while the trace scrolls (the settling after it not counted).
+    private var scrollingPlaceholderRowNanoseconds: UInt64 = 0
 
     // Savings are settled at the end of the run, per image: a cancelled download that had to be
     // done again later saved nothing.
@@ -211,6 +213,7 @@ struct RunTally {
         visibleRowFrames += visibleRows * span
         placeholderRowFrames += placeholders * span
         guard let work else { return }  // only while scrolling
+        scrollingPlaceholderRowNanoseconds &+= UInt64(placeholders * span) &* frameNanoseconds
         mainBusyNanoseconds += work
         if work > frameNanoseconds { hitchNanoseconds += work - frameNanoseconds }
         // The vsyncs the app's own work ran past, as its hitch time counts: a frame started late by
@@ -280,6 +283,7 @@ struct RunTally {
         summary.hostOverloaded = loopWakes > 0 && Double(lateWakes) > Double(loopWakes) * Self.overloadedShare
         summary.placeholderRatio = visibleRowFrames > 0 ? Double(placeholderRowFrames) / Double(visibleRowFrames) : 0
         summary.hitchMsPerS = scrollSeconds > 0 ? Double(hitchNanoseconds) / 1e6 / scrollSeconds : 0
+        summary.placeholderRowSecondsPerS = scrollSeconds > 0 ? Double(scrollingPlaceholderRowNanoseconds) / 1e9 / scrollSeconds : 0
         summary.mainBusyMsPerS = scrollSeconds > 0 ? Double(mainBusyNanoseconds) / 1e6 / scrollSeconds : 0
         summary.droppedFrames = droppedFrames
         summary.achievedConcurrencyMean = run.gauge.mean()

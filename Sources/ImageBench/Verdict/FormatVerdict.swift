@@ -48,7 +48,7 @@ extension Verdict {
         var text = "."
         if let jpeg = formats.first(where: { $0.format == ImageFormat.jpeg.rawValue }), chosen.format != jpeg.format, jpeg.cpuPerImage > 0 {
             let ratio = chosen.cpuPerImage / jpeg.cpuPerImage
-            text = abs(ratio - 1) <= cpuTolerance
+            text = CostNoise.compare(chosen.cpuPerRun, jpeg.cpuPerRun, tolerance: cpuTolerance) == 0
                 ? String(format: ". %@ costs %.2f ms CPU per displayed image, about JPEG's %.2f ms (within the CPU's noise)",
                          chosen.format, chosen.cpuPerImage * 1e3, jpeg.cpuPerImage * 1e3)
                 : String(format: ". %@ costs %.2f ms CPU per displayed image, %.1f× JPEG's %.2f ms", chosen.format,

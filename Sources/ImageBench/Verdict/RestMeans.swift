@@ -7,12 +7,10 @@ import Foundation
 /// ranked: on a slow network most rests end before any cell settles, and censored rests, equal in
 /// every cell, tell nothing apart.
 enum RestMeans {
-    /// Below this many rests the verdict ranks by placeholder time instead, and says so. Six: a t
-    /// over fewer pairs is wide (2.78 × the spread at five), and rests differ in what they hold (the
-    /// first screen, a stop after a fling, the feed's end), so an effect must show in most of them.
-    /// Measured on 3G at 3,000 rows (five rests: gcd ×1 waited longer than ×3 at every one, by
-    /// 22–565 ms) the interval still held zero.
-    static let minimumRests = 6
+    /// Below this many rests the verdict ranks by placeholder time instead, and says so. Three:
+    /// the fewest at which the rest test (`RestComparison`) can decide anything (three of three
+    /// longer beyond the floor: p = 0.031); two of two is p = 0.125 however large the waits.
+    static let minimumRests = 3
 
     /// The waits at rest of `runs` (a cell's repeats), keyed by repeat and rest; nil without any.
     static func of(_ runs: [RunResult]) -> SegmentMeans? {
@@ -32,22 +30,38 @@ enum RestMeans {
     }
 }
 
-/// Two cells' waits compared rest by rest: where one waited longer than the other beyond the
-/// noise floor, where shorter, and the exact two-sided sign test over those rests. A few rests
-/// often carry most of a difference (the stop after a fling, the feed's end), which widens a t
-/// interval past zero although one cell waits longer at rest after rest; the sign test counts
-/// only which way each rest went.
+/// Two cells' waits compared rest by rest, each rest against the run-to-run noise of one rest:
+/// where one waited longer than the other beyond the noise floor, where shorter, and how likely so
+/// lopsided a tally is by chance (`floorTest`). A few rests often carry most of a difference (the
+/// stop after a fling, the feed's end), which widens a t interval past zero although one cell
+/// waits longer at rest after rest; the tally counts only which way each rest went.
+///
+/// Why not a sign test: it asks each rest for a coin flip's worth of evidence, so five rests, every
+/// one longer, give p = 0.0625 and decide nothing, however repeatable the run (3G, 3,000 rows: gcd
+/// ×1 waited 85–573 ms longer than ×6 at four of five rests, the same to 1–2% in every repeat). A
+/// rest beyond the floor is rarer than a coin flip when nothing differs: measured, see
+/// `chanceBeyondFloor`.
 struct RestComparison: Sendable, Equatable {
     /// Rests where the first cell waited longer, and shorter, by more than the floor.
     let longer: Int
     let shorter: Int
-    /// Rests compared (those within the floor are ties and count for neither side).
+    /// Rests compared (those within the floor count for neither side, but count: each could have
+    /// gone either way).
     let rests: Int
     let p: Double
 
     /// A rest's difference smaller than this is noise: 5% of the two waits' mean, at least 2 ms
-    /// (a row shown one frame later moves a ten-row screen's mean wait by 1.7 ms).
+    /// (a row shown one frame later moves a ten-row screen's mean wait by 1.7 ms). One rest's wait
+    /// moves by 1–2% between repeats of a run (3G, 3,000 rows, three repeats of three limits), so
+    /// the floor is some three standard deviations of a difference.
     static func floor(_ a: Double, _ b: Double) -> Double { max(2, 0.05 * (a + b) / 2) }
+
+    /// The chance, at most, that a rest's difference passes the floor one way when the two cells
+    /// do the same thing: a quarter (each way; half in all). Measured: 0 of 305 rests compared
+    /// between runs of one configuration passed it (repeats of gcd ×1, ×3 and ×6 on 3G;
+    /// operation-queue against gcd ×5 on five seeds and ×3 on 3G on three), a 95% upper bound of
+    /// 1%; a quarter leaves room for a machine far noisier than this one.
+    static let chanceBeyondFloor = 0.25
 
     /// `a` against `b`, rest by rest (each rest's mean over repeats); nil without shared rests.
     init?(_ a: SegmentMeans, _ b: SegmentMeans) {
@@ -66,22 +80,35 @@ struct RestComparison: Sendable, Equatable {
             if x > y { longer += 1 } else { shorter += 1 }
         }
         (self.longer, self.shorter, rests) = (longer, shorter, shared.count)
-        p = Self.signTest(longer, shorter)
+        p = Self.floorTest(longer: longer, shorter: shorter, rests: shared.count)
     }
 
-    /// The exact two-sided binomial p of `k` and `m` signs (half each under no difference).
-    static func signTest(_ k: Int, _ m: Int) -> Double {
-        let n = k + m
-        guard n > 0 else { return 1 }
-        let low = min(k, m)
-        let logHalf = Double(n) * log(0.5)
-        // C(n, i) in logarithms, built up term by term: exact enough, and no overflow at any n.
-        var logChoose = 0.0, tail = 0.0
-        for i in 0...low {
-            if i > 0 { logChoose += log(Double(n - i + 1)) - log(Double(i)) }
-            tail += exp(logChoose + logHalf)
+    /// The two-sided p of a tally as lopsided as `longer` − `shorter` over `rests` rests when each
+    /// rest independently passes the floor longer with chance `q`, shorter with chance `q`, and
+    /// stays within it otherwise (a trinomial; the sign test is the case q = ½). The larger `q`,
+    /// the larger p: a `q` above the true chance errs towards "undecided". Exact up to 400 rests,
+    /// then the normal approximation (the difference has variance 2q per rest).
+    static func floorTest(longer: Int, shorter: Int, rests n: Int, q: Double = chanceBeyondFloor) -> Double {
+        let d = abs(longer - shorter)
+        guard d > 0, n > 0 else { return 1 }
+        guard n <= 400 else {
+            let z = (Double(d) - 0.5) / (2 * q * Double(n)).squareRoot()
+            return min(1, erfc(z / 2.squareRoot()))
         }
-        return min(1, 2 * tail)
+        // log n!, then each (l, s) term of the trinomial in logarithms: no overflow at any n.
+        var logFactorial = [0.0]
+        for i in 1...n { logFactorial.append(logFactorial[i - 1] + log(Double(i))) }
+        let (logQ, logStay) = (log(q), log(1 - 2 * q))
+        var tail = 0.0
+        for l in 0...n {
+            for s in 0...(n - l) where abs(l - s) >= d {
+                let stay = n - l - s
+                if stay > 0 && q >= 0.5 { continue }
+                tail += exp(logFactorial[n] - logFactorial[l] - logFactorial[s] - logFactorial[stay]
+                            + Double(l + s) * logQ + (stay > 0 ? Double(stay) * logStay : 0))
+            }
+        }
+        return min(1, tail)
     }
 
     /// The first cell waited longer at more rests, beyond chance at 95%.

@@ -79,7 +79,19 @@ public struct SegmentMeans: Sendable, Equatable {
     /// negative; the t interval is symmetric and would say so for a short, noisy mean). Nil with
     /// fewer than two stretches.
     public var interval: Interval? {
-        Interval.of(orderedKeys.map { means[$0]! }, center: overall).map { Interval(center: $0.center, low: max(0, $0.low), high: $0.high, n: $0.n) }
+        let bySegment = segmentMeans
+        return Interval.of(bySegment.keys.sorted().map { bySegment[$0]! }, center: overall)
+            .map { Interval(center: $0.center, low: max(0, $0.low), high: $0.high, n: $0.n) }
+    }
+
+    /// Each stretch's mean over the repeats. Repeats scroll the same trace, so a stretch's repeats
+    /// are one stretch measured again, not more stretches: what sets the interval (how the cost,
+    /// or an effect, varies from stretch to stretch over the trace) they reproduce to a fraction
+    /// of a millisecond. Counted as pairs of their own they narrowed an interval by √repeats and
+    /// made "--repeat 3 narrows it" true of data no more informative than one run; averaged
+    /// first, repeats narrow only the run-to-run noise (`runNoiseOfMean`), which is all they measure.
+    var segmentMeans: [Int: Double] {
+        Dictionary(grouping: orderedKeys, by: \.segment).mapValues { keys in keys.reduce(0) { $0 + means[$1]! } / Double(keys.count) }
     }
 
     /// How run-to-run noise moves a cell's mean placeholder time, as a share of it: the smallest
@@ -117,21 +129,23 @@ public struct SegmentMeans: Sendable, Equatable {
         return deviation / Double(max(1, repeats.count)).squareRoot()
     }
 
-    /// How much higher this cell's mean is than `other`'s, paired stretch by stretch, with its
-    /// 95% interval: t over the stretch differences, widened by both cells' run-to-run noise
+    /// How much higher this cell's mean is than `other`'s, paired stretch by stretch (each the
+    /// mean over its repeats), with its 95% interval: t over the stretch differences, widened by both cells' run-to-run noise
     /// (added in quadrature). Nil when fewer than two stretches are in both.
     public func difference(from other: SegmentMeans) -> Interval? {
-        let shared = orderedKeys.filter { other.means[$0] != nil }
-        let differences = shared.map { means[$0]! - other.means[$0]! }
+        let (mine, theirs) = (segmentMeans, other.segmentMeans)
+        let differences = mine.keys.sorted().compactMap { segment in theirs[segment].map { mine[segment]! - $0 } }
         // Centred on the difference of the two means as they are printed (over requests, not
         // over stretches), so the sign never contradicts them; its spread is the stretches'.
         guard let paired = Interval.of(differences, center: overall - other.overall) else { return nil }
         let t = StudentT.quantile975(degreesOfFreedom: paired.n - 1)
         let pairedError = (paired.high - paired.center) / t
-        let (mine, theirs) = (runNoiseOfMean, other.runNoiseOfMean)
-        let runs = mine * mine + theirs * theirs
+        let (myNoise, theirNoise) = (runNoiseOfMean, other.runNoiseOfMean)
+        let runs = myNoise * myNoise + theirNoise * theirNoise
         let half = t * (pairedError * pairedError + runs).squareRoot()
-        return Interval(center: paired.center, low: paired.center - half, high: paired.center + half, n: paired.n)
+        var interval = Interval(center: paired.center, low: paired.center - half, high: paired.center + half, n: paired.n)
+        interval.runNoiseShare = runs > 0 ? runs / (pairedError * pairedError + runs) : 0
+        return interval
     }
 }
 
@@ -142,6 +156,9 @@ public struct Interval: Sendable, Equatable {
     public let high: Double
     /// The samples the interval comes from.
     public let n: Int
+    /// The share of a difference's variance that is run-to-run noise (what repeats narrow); the
+    /// rest is how the difference varies over the trace (what only more trace narrows).
+    public var runNoiseShare = 0.0
 
     /// Whether zero is inside: no difference shown.
     public var includesZero: Bool { low <= 0 && high >= 0 }

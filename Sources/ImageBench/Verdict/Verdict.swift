@@ -15,7 +15,7 @@ import Foundation
 public struct Verdict: Sendable {
     /// The verdict of a whole benchmark.
     public init(_ results: BenchmarkResults) {
-        self.init(results.results, traceFrames: Self.traceFrames(results))
+        self.init(results.results, traceFrames: Self.traceFrames(results), plan: results.plan)
     }
 
     /// One strategy × limit (× format) over its repeats.
@@ -36,6 +36,9 @@ public struct Verdict: Sendable {
         /// Downloaded bytes and CPU seconds per displayed image (the tie-breakers).
         public let bytesPerImage: Double
         public let cpuPerImage: Double
+        /// The same, run by run (the costs' noise, where there are repeats).
+        public var bytesPerRun: [Double] = []
+        public var cpuPerRun: [Double] = []
         public let achievedPeak: Int
         public let transport: String
         /// Measured runs (repeats) behind it.
@@ -95,8 +98,9 @@ public struct Verdict: Sendable {
     public let knee: Cell?
     public let lines: [String]
 
-    /// `traceFrames`: the trace's length in frames, for cutting it into segments.
-    public init(_ results: [RunResult], traceFrames: Int) {
+    /// `traceFrames`: the trace's length in frames, for cutting it into segments; `plan`: the run's,
+    /// to name a command that would decide what this one cannot.
+    public init(_ results: [RunResult], traceFrames: Int, plan: BenchmarkPlan? = nil) {
         let measured = RunResult.byCell(results).map { Self.cell($0, traceFrames: traceFrames) }
         let valid = measured.filter(\.validity.isValid)
         let metric: RankedMetric = !valid.isEmpty && valid.allSatisfy { ($0.restWait?.distinctSegments ?? 0) >= RestMeans.minimumRests }
@@ -124,7 +128,7 @@ public struct Verdict: Sendable {
         decision = Self.decide(best: best, fastest: fastest, ranked: ranked, tied: tied)
         let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format && $0.variant == best.variant }.sorted { $0.concurrency < $1.concurrency }
         knee = sweep.first { $0.name == best.name || $0.ranking.overall <= best.ranking.overall || Self.equivalent(best, $0) }
-        lines = Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, knee: knee, all: cells)
+        lines = Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, knee: knee, all: cells, plan: plan)
             + Effects(results, traceFrames: traceFrames).lines
     }
 
@@ -154,18 +158,19 @@ public struct Verdict: Sendable {
         Int((results.traceSeconds * Double(results.plan.settings.fps)).rounded())
     }
 
-    /// Bytes per image differing by under this share are the same cost (cancellations move them a little).
-    static let bytesTolerance = 0.02
-    /// CPU per image differing by under this share is the same cost: the process's CPU time is
-    /// noisy (other threads, the allocator, the kernel), and a report read back from the data
-    /// files must choose as the run did.
-    static let cpuTolerance = 0.10
+    /// Costs per displayed image from one run each differing by under these shares are the same
+    /// cost: the same configuration under two names (operation-queue and gcd ×5, five seeds) differed
+    /// by up to 4.6% in bytes (cancellations land a frame apart) and 25% in CPU (0.6 against 0.8 ms) (the process's CPU
+    /// time takes in other threads, the allocator, the kernel). With three repeats or more a side,
+    /// the repeats measure the noise instead (`CostNoise`).
+    static let bytesTolerance = 0.10
+    static let cpuTolerance = 0.35
 
     /// `cell` costs less than `other` beyond the costs' noise: fewer bytes, else (bytes alike) less CPU.
     static func cheaper(_ cell: Cell, than other: Cell) -> Bool {
-        func differs(_ a: Double, _ b: Double, by share: Double) -> Bool { abs(a - b) > share * max(a, b) }
-        if differs(cell.bytesPerImage, other.bytesPerImage, by: bytesTolerance) { return cell.bytesPerImage < other.bytesPerImage }
-        return differs(cell.cpuPerImage, other.cpuPerImage, by: cpuTolerance) && cell.cpuPerImage < other.cpuPerImage
+        let bytes = CostNoise.compare(cell.bytesPerRun, other.bytesPerRun, tolerance: bytesTolerance)
+        if bytes != 0 { return bytes < 0 }
+        return CostNoise.compare(cell.cpuPerRun, other.cpuPerRun, tolerance: cpuTolerance) < 0
     }
 
     /// How close two mean placeholder times must be shown to be for a tie: a tenth of the
@@ -193,6 +198,8 @@ public struct Verdict: Sendable {
                     cpuPerImage: summaries.map { $0.cpuUserS + $0.cpuSysS }.reduce(0, +) / displayed,
                     achievedPeak: summaries.map(\.achievedConcurrencyPeak).max() ?? 0, transport: summaries[0].transport)
         cell.runs = summaries.count
+        cell.bytesPerRun = summaries.map { Double($0.bytesDownloaded) / Double(max(1, $0.displayed)) }
+        cell.cpuPerRun = summaries.map { ($0.cpuUserS + $0.cpuSysS) / Double(max(1, $0.displayed)) }
         cell.variant = runs[0].cell.variant.suffix
         cell.decodeMsPerMp = RepeatStatistics.median(of: summaries.map(\.decodeMsPerMpP50))
         return cell

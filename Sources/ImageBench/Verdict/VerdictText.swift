@@ -2,12 +2,12 @@ import Foundation
 
 /// The verdict in sentences, each with its numbers, intervals and n.
 extension Verdict {
-    static func explain(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], knee: Cell?, all: [Cell]) -> [String] {
+    static func explain(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], knee: Cell?, all: [Cell], plan: BenchmarkPlan?) -> [String] {
         // Tied cells in the order the run named them, not in the order of their means.
         let inOrder = all.filter { cell in tied.contains { $0.name == cell.name } }
         var lines = [headline(best: best, decision: decision, ranked: ranked, tied: inOrder)]
         if let other = ranked.first(where: { $0.name != best.name }) {
-            lines.append(versus(best, other, tied: tied.contains { $0.name == other.name }))
+            lines.append(versus(best, other, tied: tied.contains { $0.name == other.name }, plan: plan))
         } else {
             lines.append("No other cell to compare with.")
         }
@@ -20,7 +20,7 @@ extension Verdict {
             lines.append("\(cell.name) ran at most \(cell.achievedPeak) loads at once: \(whyBelowLimit(cell))")
         }
         lines += formatLines(best: best, all: all)
-        if let rests = restLine(best: best, ranked: ranked) { lines.append(rests) }
+        if let rests = FewRests.line(best: best, ranked: ranked, plan: plan) { lines.append(rests) }
         let excluded = all.filter { !$0.validity.isValid }
         if !excluded.isEmpty {
             lines.append("Not ranked: " + excluded.map { "\($0.name) (\($0.validity == .control ? "the control" : "\($0.validity)"))" }
@@ -39,22 +39,32 @@ extension Verdict {
             return "Recommended: \(at): \(numbers)."
         case .cheaper:
             let others = tied.filter { $0.name != best.name }
-            return "Recommended: \(at): as fast as \(list(others.map(\.name))) within noise and cheaper than each by more than the costs' noise allowance (2% of bytes, 10% of CPU) "
+            return "Recommended: \(at): as fast as \(list(others.map(\.name))) within noise and cheaper than each beyond the costs' noise (\(costNoise(tied))) "
                 + String(format: "(%.1f kB and %.1f ms CPU per displayed image): ", best.bytesPerImage / 1e3, best.cpuPerImage * 1e3) + numbers + "."
         case .tie:
             let means = tied.map { String(format: "%.1f", $0.ranking.overall) }.joined(separator: " / ")
             let costs = tied.map { String(format: "%.1f", $0.bytesPerImage / 1e3) }.joined(separator: " / ")
             return "No difference beyond noise between \(tiedNames(tied)): \(best.rankedBy.rawValue) \(means) ms, "
                 + String(format: "each within ±%.1f ms of the fastest", tieMargin(ranked[0]))
-                + "; none is cheaper than all the others beyond the costs' noise allowance (\(costs) kB per displayed image), so none is recommended over the others; \(at) has the least mean."
+                + "; none is cheaper than all the others beyond the costs' noise (\(costNoise(tied)); \(costs) kB per displayed image), so none is recommended over the others; \(at) has the least mean."
         case .undecided:
             let open = ranked.filter { cell in cell.name != best.name && !tied.contains { $0.name == cell.name } }
                 .filter { !shownSlower($0, than: ranked[0]) }
+            // What is decided: the cells slower than the leader and than every open one alike.
+            let contenders = [best] + open
+            let beaten = ranked.filter { cell in !contenders.contains { $0.name == cell.name } && contenders.allSatisfy { shownSlower(cell, than: $0) } }
+            let beat = beaten.isEmpty ? "" : "; \(contenders.count == 2 ? "both" : "each") \(contenders.count == 1 ? "beats" : "beat") \(list(beaten.map(\.name))) beyond noise"
             return "Undecided: \(at) leads (\(numbers)), but \(list(open.map(\.name))) \(open.count == 1 ? "is" : "are") "
-                + "not shown slower beyond noise."
+                + "not shown slower beyond noise\(beat)."
         case .alone:
             return "Measured: \(at), the only cell ranked: \(numbers)."
         }
+    }
+
+    /// How the costs' noise was judged: over repeats, or by the shares one run each allows.
+    static func costNoise(_ cells: [Cell]) -> String {
+        cells.allSatisfy { $0.runs >= 3 } ? "Welch's 95% interval over the repeats"
+            : String(format: "%.0f%% of bytes, %.0f%% of CPU from fewer than three runs each", bytesTolerance * 100, cpuTolerance * 100)
     }
 
     /// "operation-queue, gcd and threads ×5" where the limit and format are shared, else the full names.
@@ -70,7 +80,7 @@ extension Verdict {
         items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + items.last!
     }
 
-    static func versus(_ best: Cell, _ other: Cell, tied: Bool) -> String {
+    static func versus(_ best: Cell, _ other: Cell, tied: Bool, plan: BenchmarkPlan?) -> String {
         let head = "Runner-up \(other.name): \(estimate(other))"
         guard let difference = other.ranking.difference(from: best.ranking) else {
             return head + "; too few \(best.rankedBy.pairs) to tell them apart: the faster mean stands."
@@ -81,13 +91,12 @@ extension Verdict {
                 return head + "; \(signed(difference)) slower (\(test)): \(best.name) is faster."
             }
             if shownSlower(other, than: best), let rests = RestComparison(other.ranking, best.ranking) {
-                return head + String(format: "; slower: it waited longer at %d of %d rests and shorter at %d, the rest within noise "
-                                     + "(sign test p = %.4f), though a few rests carry most of the difference (%@, %@): %@ is faster.",
+                return head + String(format: "; slower: it waited longer at %d of %d rests and shorter at %d beyond one rest's noise, the rest within it "
+                                     + "(rest test p = %.4f), though a few rests carry most of the difference (%@, %@): %@ is faster.",
                                      rests.longer, rests.rests, rests.shorter, rests.p, signed(difference), test, best.name)
             }
             return head + String(format: "; undecided: difference %@ (%@) holds 0 but reaches past the ±%.1f ms a tie needs, "
-                                 + "so the faster mean stands; %@ narrows it.", signed(difference), test, tieMargin(best),
-                                 min(best.runs, other.runs) < 3 ? "--repeat 3" : "--repeat \(2 * max(best.runs, other.runs))")
+                                 + "so the faster mean stands; %@.", signed(difference), test, tieMargin(best), narrowing(difference, best, other, plan))
         }
         let cost = String(format: "%.1f vs %.1f kB downloaded and %.1f vs %.1f ms CPU per displayed image",
                           best.bytesPerImage / 1e3, other.bytesPerImage / 1e3, best.cpuPerImage * 1e3, other.cpuPerImage * 1e3)
@@ -96,18 +105,19 @@ extension Verdict {
                              signed(difference), tieMargin(fastestOf(best, other)), test, reason, cost)
     }
 
+    /// What would narrow an undecided difference. Repeats scroll the same trace again and narrow
+    /// only the run-to-run noise; where most of the width is how the difference varies from one
+    /// stretch (or rest) of the trace to the next, which repeats reproduce, only more trace helps.
+    static func narrowing(_ difference: Interval, _ best: Cell, _ other: Cell, _ plan: BenchmarkPlan?) -> String {
+        guard difference.runNoiseShare < 0.5 else {
+            return (min(best.runs, other.runs) < 3 ? "--repeat 3" : "--repeat \(2 * max(best.runs, other.runs))") + " narrows it"
+        }
+        return String(format: "repeats would not narrow it (%.0f%% of its width is how the difference varies over the trace, which a repeat "
+                      + "reproduces), a longer trace would: %@", 100 * (1 - difference.runNoiseShare), FewRests.command(plan))
+    }
+
     /// The one of two cells with the smaller mean: the reference a tie's margin is taken from.
     static func fastestOf(_ a: Cell, _ b: Cell) -> Cell { a.ranking.overall <= b.ranking.overall ? a : b }
-
-    /// When the trace's rests were too few to rank by: how many there were and how long the
-    /// leading cells' rows waited at them, so the reader sees what the ranking could not use.
-    static func restLine(best: Cell, ranked: [Cell]) -> String? {
-        guard best.rankedBy == .placeholder, let rests = best.restWait?.distinctSegments, rests > 0 else { return nil }
-        let waits = ranked.prefix(4).compactMap { cell in cell.restWait.map { "\(cell.name) \(ms($0.overall))" } }
-        return "Ranked by placeholder time: the trace came to rest \(rests) time\(rests == 1 ? "" : "s") (the first screen, "
-            + "stops and the feed's end), too few to rank by wait at rest (at least \(RestMeans.minimumRests)); the rows' mean wait "
-            + "at those rests: \(waits.joined(separator: ", ")). --scroll browse or revisit stops more often."
-    }
 
     static func whyBelowLimit(_ cell: Cell) -> String {
         switch StrategyKind(rawValue: cell.strategy) {
@@ -125,7 +135,10 @@ extension Verdict {
 
     static func estimate(_ means: SegmentMeans, counting: String = "requests") -> String {
         let interval = means.interval.map { String(format: "95%% CI %.1f–%.1f ms, ", $0.low, $0.high) } ?? "no interval, "
-        return ms(means.overall) + " (\(interval)n = \(means.requests) \(counting))"
+        // A rest measured again by a repeat is the same rest: n counts rests, and the samples beside.
+        let n = counting == "rests" && means.requests > means.distinctSegments
+            ? "\(means.distinctSegments) rests, \(means.requests) samples over the repeats" : "\(means.requests) \(counting)"
+        return ms(means.overall) + " (\(interval)n = \(n))"
     }
 
     /// "+0.7 ms, 95% CI −0.5 to +1.9 ms".

@@ -50,6 +50,14 @@ struct PlaceholderTimeTests {
         for request in result.requests { histogram.record(nanoseconds: request.placeholder!) }
         #expect(result.summary.placeholderP50Ms == histogram.milliseconds(atPercentile: 50))
         #expect(!result.summary.hostOverloaded, "an idle machine is not overloaded (late on \(result.summary.hostLateFrames) frames)")
+        // Placeholder row-seconds while scrolling: at most every request's placeholder time (a frame
+        // each of slack), at least the first screen's rows' 200 ms each (they wait inside the trace's
+        // opening dwell).
+        let rowSeconds = result.summary.placeholderRowSecondsPerS * results.traceSeconds
+        let total = result.requests.reduce(0.0) { $0 + Double($1.placeholder!) / 1e9 }
+        let firstScreen = Double(result.requests.count { $0.visibleFrame == 0 })
+        #expect(firstScreen >= 5 && rowSeconds >= firstScreen * (0.2 - frame / 1_000) && rowSeconds <= total + Double(result.requests.count) * frame / 1_000,
+                "\(rowSeconds) row-s against \(total) s of placeholders, \(firstScreen) rows on the first screen")
     }
 
     @Test("a row that left before its image came contributes the time it was on screen")
