@@ -139,3 +139,38 @@ struct RunFlagCatalogTests {
         }
     }
 }
+
+extension ChildProcessRuns {
+    @Suite("A new dimension through the binary")
+    struct DimensionThroughTheBinaryTests {
+        @Test("--transport blocking,multi and --coalesce on,off: a row per cell in summary.csv, their columns in requests.csv, shards merged by them")
+        func shardedAndMerged() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("dimension")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let common = ["--clients", "2", "--no-decode", "--rows", "40", "--images", "12", "--network", "loopback",
+                              "--strategies", "threads", "--transport", "blocking,multi", "--coalesce", "on,off", "--quiet"]
+                for shard in 1...2 {
+                    let run = try Fixtures.imgbench(common + ["--shard", "\(shard)/2", "--out", root.appendingPathComponent("shard-\(shard)").path])
+                    try #require(run.status == 0, "\(run.output)")
+                }
+                let rows = try ClientsTests.rows(root.appendingPathComponent("shard-1/summary.csv"))
+                #expect(rows.map { "\($0["transport"] ?? "?") \($0["coalesce"] ?? "?")" } == ["blocking on", "blocking off", "multi on", "multi off"])
+                let requests = try ClientsTests.rows(root.appendingPathComponent("shard-1/requests.csv"))
+                #expect(Set(requests.map { "\($0["transport"] ?? "?") \($0["coalesce"] ?? "?")" }) == ["blocking on", "blocking off", "multi on", "multi off"])
+                let merged = try Fixtures.imgbench(["merge", "--out", root.appendingPathComponent("merged").path,
+                                                    root.appendingPathComponent("shard-1").path, root.appendingPathComponent("shard-2").path])
+                try #require(merged.status == 0, "\(merged.output)")
+                let joined = try ClientsTests.rows(root.appendingPathComponent("merged/summary.csv"))
+                #expect(joined.map { "\($0["transport"] ?? "?") \($0["coalesce"] ?? "?")" } == ["blocking on", "blocking off", "multi on", "multi off"])
+                // Each merged cell holds both shards' requests, and only its own cell's.
+                let shards = try (1...2).map { try ClientsTests.rows(root.appendingPathComponent("shard-\($0)/summary.csv")) }
+                for (index, row) in joined.enumerated() {
+                    #expect(Int(row["requests"] ?? "") == shards.reduce(0) { $0 + (Int($1[index]["requests"] ?? "") ?? 0) }, "\(row)")
+                }
+                let report = try String(contentsOf: root.appendingPathComponent("merged/report.md"), encoding: .utf8)
+                #expect(report.contains("threads ×5 transport=multi coalesce=off"), "\(report.prefix(600))")
+            }
+        }
+    }
+}

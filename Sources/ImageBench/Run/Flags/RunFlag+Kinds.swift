@@ -84,7 +84,7 @@ extension RunFlag {
         Dimension(column: column, label: label, unit: "",
                   canonical: { text throws(PlanError) in (try named(text, flag) as T).rawValue },
                   apply: { value, settings in if let parsed = T(rawValue: value) { settings[keyPath: path] = parsed } },
-                  value: { settings in settings[keyPath: path].rawValue }, saysDefault: true)
+                  value: { settings in settings[keyPath: path].rawValue })
     }
 
     /// A spec parser's error as a plan error (their messages already name the flag, or get `prefix`).

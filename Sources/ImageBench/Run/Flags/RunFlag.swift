@@ -87,8 +87,6 @@ public struct RunFlag: Sendable, CustomStringConvertible {
         let canonical: @Sendable (String) throws(PlanError) -> String
         let apply: @Sendable (String, inout RunSettings) -> Void
         let value: @Sendable (RunSettings) -> String
-        /// Whether the plan says the single value when it is the default (older builds know the flag).
-        let saysDefault: Bool
     }
 }
 
