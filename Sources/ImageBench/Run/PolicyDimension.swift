@@ -29,7 +29,10 @@ public struct PolicyDimension: Sendable, Hashable, Comparable, Codable, CustomSt
     public static let memoryCacheMB = named("memory_cache_mb")
 
     /// Every flag that can vary, in the catalog's order (the order of a cell's name).
-    public static var allCases: [PolicyDimension] { RunFlag.catalog.compactMap { $0.dimension.flatMap { PolicyDimension(rawValue: $0.column) } } }
+    public static let allCases: [PolicyDimension] = RunFlag.catalog.compactMap { $0.dimension.flatMap { PolicyDimension(rawValue: $0.column) } }
+
+    /// Each dimension's place in `allCases` (cell names sort by it, often).
+    private static let order = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1.rawValue, $0) })
 
     public var flag: String { entry.flag }
     public var description: String { rawValue }
@@ -55,8 +58,7 @@ public struct PolicyDimension: Sendable, Hashable, Comparable, Codable, CustomSt
     public var requestsColumn: String { rawValue == "cancel" ? "cancel_policy" : rawValue }
 
     public static func < (a: PolicyDimension, b: PolicyDimension) -> Bool {
-        let order = allCases.map(\.rawValue)
-        return (order.firstIndex(of: a.rawValue) ?? 0) < (order.firstIndex(of: b.rawValue) ?? 0)
+        (order[a.rawValue] ?? 0) < (order[b.rawValue] ?? 0)
     }
 
     public static func == (a: PolicyDimension, b: PolicyDimension) -> Bool { a.rawValue == b.rawValue }
