@@ -21,8 +21,14 @@ struct Imgbench: ParsableCommand {
         let subcommands = configuration.subcommands.compactMap { $0.configuration.commandName }
         // `imgbench --help`: the subcommands, then the options of run, the default one.
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
-            print(helpMessage(columns: nil) + "\n\nOPTIONS OF RUN (THE DEFAULT SUBCOMMAND):\n\n"
-                  + RunCommand.helpMessage(for: RunCommand.self, columns: nil))
+            print(helpMessage(columns: nil) + "\n\nOPTIONS OF RUN (THE DEFAULT SUBCOMMAND):\n\n" + RunCommand.help)
+            return
+        }
+        // run's help comes from the run-flag catalog: run captures its words, so the parser
+        // would show only that.
+        let runWords = arguments.first == "run" ? Array(arguments.dropFirst()) : arguments.first?.hasPrefix("-") == true ? arguments : nil
+        if arguments == ["help", "run"] || runWords.map({ $0.contains("--help") || $0.contains("-h") }) == true {
+            print(RunCommand.help, terminator: "")
             return
         }
         // A word where a subcommand goes that is none of them is a typo, not run's argument.

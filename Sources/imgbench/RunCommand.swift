@@ -2,30 +2,30 @@ import ArgumentParser
 import Foundation
 import ImageBench
 
-/// `imgbench run`: maps the flags to `RunOptions`, runs the plan they make, writes the results
-/// directory. Every rule about the flags lives in the library (`RunOptions`, `BenchmarkPlan.validate`).
+/// `imgbench run`: hands its words to the run-flag catalog (`RunOptions(parsing:)`), runs the plan
+/// they make, writes the results directory. Every flag and every rule about them lives in the
+/// library (`RunFlag.catalog`, `BenchmarkPlan.validate`); this command declares none, so adding a
+/// flag never touches it.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Scroll a simulated feed and measure each strategy × concurrency limit.",
         usage: "imgbench [run] [<options>]")
 
-    @OptionGroup(title: "The feed and its scrolling") var workload: WorkloadFlags
-    @OptionGroup(title: "The pipeline: strategies, caches and policies") var pipeline: StrategyFlags
-    @OptionGroup(title: "The network and the server") var network: NetworkFlags
-    @OptionGroup(title: "Load: many users, many machines") var load: LoadFlags
-    @OptionGroup(title: "Measurement") var measurement: MeasurementFlags
-    @OptionGroup(title: "Output") var output: OutputFlags
-    @OptionGroup(title: "Testing aids") var testing: TestingFlags
+    /// Everything after `run`, read by the catalog. A shell completes it from the catalog too:
+    /// every flag's spelling and every value of the flags with a fixed set (written into the
+    /// script, so completion needs no imgbench process).
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("run's flags: see imgbench run --help", valueName: "flags"),
+              completion: .list(RunFlag.completionWords))
+    var words: [String] = []
 
     func validate() throws {
-        _ = try plan()
-        _ = try output.parsedThresholds()
+        _ = try resolved()
     }
 
     func run() throws {
-        let plan = try plan()
-        let directory = URL(fileURLWithPath: output.out ?? "imgbench-results/\(Timestamp.now())")
+        let resolved = try resolved(), plan = resolved.plan, output = resolved.output
+        let directory = URL(fileURLWithPath: output.directory ?? "imgbench-results/\(Timestamp.now())")
         let claim: OutputClaim
         do {
             claim = try OutputClaim.claim(directory, force: output.force)
@@ -35,19 +35,19 @@ struct RunCommand: ParsableCommand {
         // A run that fails before writing anything leaves no empty directory behind it.
         var written = false
         defer { claim.release(wroteResults: written) }
-        for note in options.notes { FileHandle.standardError.write(Data("imgbench: \(note)\n".utf8)) }
+        for note in try options.notes { FileHandle.standardError.write(Data("imgbench: \(note)\n".utf8)) }
         let stop = StopRequest()
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }
         var results = try CommandFailure.catching("the run could not be done") {
-            try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop, corpusCache: workload.corpusCache)
+            try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop, corpusCache: output.corpusCache ? .standard() : nil)
         }
-        results.thresholdChecks = RunThresholds.evaluate(try output.parsedThresholds(), on: results.results)
+        results.thresholdChecks = RunThresholds.evaluate(output.thresholds, on: results.results)
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
         written = true
         // The verdict and the table go to stdout, or with --format json to stderr beside the
         // progress, so that stdout is summary.json alone (`imgbench --format json | jq`).
-        let json = output.format == .json
+        let json = output.json
         let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
         let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
         let checks = RunThresholds.listing(results.thresholdChecks)
@@ -73,29 +73,33 @@ struct RunCommand: ParsableCommand {
         if let broken = RunThresholds.brokenMessage(results.thresholdChecks) { throw CommandFailure(broken, status: 1) }
     }
 
-    /// The flags as options, one field each.
     var options: RunOptions {
-        var options = RunOptions()
-        workload.apply(to: &options)
-        pipeline.apply(to: &options)
-        network.apply(to: &options)
-        load.apply(to: &options)
-        measurement.apply(to: &options)
-        testing.apply(to: &options)
-        return options
+        get throws { try Self.usage { () throws(PlanError) in try RunOptions(parsing: words) } }
     }
 
-    func plan() throws -> BenchmarkPlan {
+    /// The plan and the output settings the words make; a mistake is a usage error (exit 64, one line).
+    func resolved() throws -> RunFlag.Target {
+        let options = try options
+        return try Self.usage { () throws(PlanError) in try options.resolved() }
+    }
+
+    private static func usage<T>(_ body: () throws(PlanError) -> T) throws -> T {
         do {
-            return try options.plan()
+            return try body()
         } catch {
             throw ValidationError(error.description)
         }
     }
 
+    /// `imgbench run --help`, from the catalog.
+    static var help: String {
+        "OVERVIEW: \(configuration.abstract)\n\nUSAGE: imgbench [run] [<options>]\n\n" + RunFlag.helpText()
+            + "\n\nOPTIONS:\n  --version                   Show the version.\n  -h, --help                  Show help information.\n"
+    }
+
     /// The plan `imgbench run ARGUMENTS` would run: how a directory written by imgbench 0.1 (its
     /// recorded arguments) is read, and what a gate side's extra arguments make of a plan.
     static func plan(arguments: [String]) throws -> BenchmarkPlan {
-        try parse(arguments).plan()
+        try RunOptions(parsing: arguments).plan()
     }
 }

@@ -12,6 +12,11 @@ extension Metric {
     public static let cancel = Metric("cancel", "policy", nil, .same, .text(\.cancel), since03: true)
     public static let prefetch = Metric("prefetch", "rows", nil, .same, .integer(\.prefetch), since03: true)
     public static let memoryCacheMb = Metric("memory_cache_mb", "MB", nil, .same, .integer(\.memoryCacheMb), since03: true)
+    /// Columns since 0.5, for the settings that became dimensions then.
+    public static let coalesce = Metric("coalesce", "switch", nil, .same, .text(\.coalesce), since03: true)
+    public static let diskRead = Metric("disk_read", "place", nil, .same, .text(\.diskRead), since03: true)
+    public static let decodeConcurrency = Metric("decode_concurrency", "threads", nil, .same, .text(\.decodeConcurrency), since03: true)
+    public static let filter = Metric("filter", "name", nil, .same, .text(\.filter), since03: true)
     public static let rows = Metric("rows", "rows", nil, .largest, .integer(\.rows))  // the same in every part
     public static let rowsVisited = Metric("rows_visited", "rows", .higherIsBetter, .sum, .integer(\.rowsVisited))
     public static let requests = Metric("requests", "requests", nil, .sum, .integer(\.requests))
@@ -157,6 +162,7 @@ extension Metric {
         networkConcurrencyMean, networkConcurrencyPeak, decodeConcurrencyMean, decodeConcurrencyPeak,
         filterConcurrencyMean, filterConcurrencyPeak, firstImageP50, firstImageP95, previewsShown, previewDecodes, previewDecodeMs,
         bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored, settleP50, settleP95, settleMean, restWaitMean, placeholderRowSecondsPerS, cancel, prefetch, memoryCacheMb,
+        coalesce, diskRead, decodeConcurrency, filter,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

@@ -13,6 +13,12 @@ public struct RunSummary: Sendable, Equatable {
     public var cancel = ""
     public var prefetch = 0
     public var memoryCacheMb = 0
+    /// The other settings a run can vary, as their flags' values read (`--coalesce on`,
+    /// `--disk-read main`, `--decode-concurrency off`, `--filter none`).
+    public var coalesce = ""
+    public var diskRead = ""
+    public var decodeConcurrency = ""
+    public var filter = ""
     public var rows = 0
     public var rowsVisited = 0
     public var requests = 0

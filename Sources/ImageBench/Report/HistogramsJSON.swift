@@ -37,6 +37,13 @@ public struct HistogramsJSON: ReportWriter {
         public var cancel: String?
         public var prefetch: Int?
         public var memoryCacheMb: Int?
+        /// Every setting a run can vary, by its summary.csv column; absent before 0.5.
+        public var policies: [String: String]?
+
+        /// The cell's value of each setting a run can vary, by column (files before 0.5: the three they have).
+        var policyValues: [String: String] {
+            policies ?? ["cancel": cancel ?? "", "prefetch": String(prefetch ?? 0), "memory_cache_mb": String(memoryCacheMb ?? 0)]
+        }
 
         /// The run's distributions as written (empty where an older file has none).
         public var distributions: RunDistributions {
@@ -62,7 +69,8 @@ public struct HistogramsJSON: ReportWriter {
                 seconds: result.timeline.intervals, request: result.distributions.request, format: result.summary.format,
                 decodePerMegapixel: result.distributions.decodePerMegapixel, memoryHitThresholds: result.distributions.memoryHitThresholds, firstImage: result.distributions.firstImage,
                 settle: result.distributions.settle, settleSamples: result.distributions.settleSamples,
-                cancel: result.summary.cancel, prefetch: result.summary.prefetch, memoryCacheMb: result.summary.memoryCacheMb)
+                cancel: result.summary.cancel, prefetch: result.summary.prefetch, memoryCacheMb: result.summary.memoryCacheMb,
+                policies: Dictionary(uniqueKeysWithValues: PolicyDimension.allCases.map { ($0.rawValue, $0.value(of: result.summary)) }))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -12,8 +12,7 @@ public struct RequestsCSV: ReportWriter {
         "visible_frame", "requested_ms", "display_frame", "latency_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
         "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error", "format", "preview_frame",
-        "cancel_policy", "prefetch", "memory_cache_mb",
-    ]
+    ] + PolicyDimension.allCases.map(\.requestsColumn)
 
     public init() {}
 
@@ -23,6 +22,7 @@ public struct RequestsCSV: ReportWriter {
         func exact(_ nanoseconds: UInt64?) -> String { nanoseconds.map { Format.milliseconds(nanoseconds: $0, decimals: 6) } ?? "" }
         for result in results.results {
             let cell = [result.cell.strategy.rawValue, String(result.cell.concurrency), String(result.cell.repetition)]
+            let policies = PolicyDimension.allCases.map { $0.value(of: result.summary) }
             for request in result.requests {
                 let stages = request.stages
                 table.append(cell + [
@@ -40,8 +40,7 @@ public struct RequestsCSV: ReportWriter {
                     ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery), String(request.decodeWarnings),
                     request.errorClass?.rawValue ?? "", request.errorMessage ?? "", result.summary.format,
                     request.previewFrame.map(String.init) ?? "",
-                    result.summary.cancel, String(result.summary.prefetch), String(result.summary.memoryCacheMb),
-                ])
+                ] + policies)
             }
         }
         return table.rendered

@@ -57,9 +57,7 @@ public enum ShardMerge {
                 clientRows[key, default: []].append((client, summary))
             }
             for run in runs {
-                var policies = RunSummary()
-                (policies.cancel, policies.prefetch, policies.memoryCacheMb) = (run.cancel ?? "", run.prefetch ?? 0, run.memoryCacheMb ?? 0)
-                let key = Self.key(run.strategy, run.concurrency, run.repetition, run.format ?? "") + Self.variant(policies, plan).suffix
+                let key = Self.key(run.strategy, run.concurrency, run.repetition, run.format ?? "") + Self.variant(run.policyValues, plan).suffix
                 histograms[key, default: RunDistributions()].add(run.distributions)
                 // Each shard's seconds count from its own start: shards started together add up.
                 timelines[key, default: Timeline()].add(Timeline(intervals: run.seconds ?? []))
@@ -73,9 +71,7 @@ public enum ShardMerge {
                 let row = Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first })
                     guard let record = RequestRecord(row: row), let strategy = row["strategy"],
                           let concurrency = row["concurrency"].flatMap(Int.init), let repetition = row["repeat"].flatMap(Int.init) else { continue }
-                    var policies = RunSummary()
-                    policies.cancel = row["cancel_policy"] ?? ""
-                    (policies.prefetch, policies.memoryCacheMb) = (row["prefetch"].flatMap(Int.init) ?? 0, row["memory_cache_mb"].flatMap(Int.init) ?? 0)
+                    let policies = Dictionary(uniqueKeysWithValues: PolicyDimension.allCases.map { ($0.rawValue, row[$0.requestsColumn] ?? "") })
                     let variant = Self.variant(policies, plan).suffix
                     records[Self.key(strategy, concurrency, repetition, row["format"] ?? "") + variant, default: []].append(record)
                 }
@@ -115,10 +111,12 @@ public enum ShardMerge {
 
     /// A run's values of the policies its plan varies, from its summary's columns.
     static func variant(_ summary: RunSummary, _ plan: BenchmarkPlan) -> PolicyVariant {
-        var settings = RunSettings()
-        (settings.cancelPolicy, settings.prefetch) = (CancelPolicy(rawValue: summary.cancel) ?? settings.cancelPolicy, summary.prefetch)
-        settings.memoryCacheBytes = summary.memoryCacheMb * 1_000_000
-        return PolicyVariant(plan.variations.reduce(into: [:]) { $0[$1.dimension] = $1.dimension.value(of: settings) })
+        PolicyVariant(plan.variations.reduce(into: [:]) { $0[$1.dimension] = $1.dimension.value(of: summary) })
+    }
+
+    /// The same from a file's values by summary.csv column (histograms.json, requests.csv).
+    static func variant(_ values: [String: String], _ plan: BenchmarkPlan) -> PolicyVariant {
+        PolicyVariant(plan.variations.reduce(into: [:]) { $0[$1.dimension] = values[$1.dimension.rawValue] ?? "" })
     }
 
     static func key(_ strategy: String, _ concurrency: Int, _ repetition: Int, _ format: String) -> String {

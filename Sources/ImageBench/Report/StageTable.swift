@@ -8,15 +8,16 @@ public struct StageTable: Sendable {
     let table: TextTable
 
     public init(_ results: BenchmarkResults) {
-        let settings = results.plan.settings
-        guard settings.decodeConcurrency != nil || settings.filterConcurrency != nil else {
+        // Each cell's own limits: `--decode-concurrency off,2` gives some cells a decode queue and others none.
+        let cells = results.results.map { results.plan.settings(for: $0.cell) }
+        guard cells.contains(where: { $0.decodeConcurrency != nil || $0.filterConcurrency != nil }) else {
             table = TextTable(title: "", header: Self.header, rows: [], legend: "", textColumns: 2)
             return
         }
         func pair(_ mean: Double, _ peak: Int, limit: Int?) -> String {
             "\(Format.tenths(mean))/\(peak)" + (limit.map { " (of \($0))" } ?? "")
         }
-        let rows = results.results.map { result -> [String] in
+        let rows = zip(results.results, cells).map { result, settings -> [String] in
             let s = result.summary
             return [result.cell.name, String(result.cell.repetition),
                     pair(s.achievedConcurrencyMean, s.achievedConcurrencyPeak, limit: result.cell.concurrency),

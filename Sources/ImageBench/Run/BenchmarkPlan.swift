@@ -99,7 +99,9 @@ extension BenchmarkPlan {
         try R.check(s.rows, in: R.rows, "--rows")
         try R.check(s.fps, in: R.fps, "--fps")
         try check(!strategies.isEmpty, "--strategies needs at least one value")
-        try check(!strategies.contains(.events) || s.transport == .multi,
+        // Every cell of events must have the multi transport, a varied one included.
+        let transports = variations.first { $0.dimension.rawValue == "transport" }?.values ?? [s.transport.rawValue]
+        try check(!strategies.contains(.events) || transports == [TransportKind.multi.rawValue],
                   "--strategies events needs --transport multi (it has no thread to block on a download)")
         try check(!concurrencies.isEmpty, "--concurrency needs at least one value")
         try check(Set(concurrencies).count == concurrencies.count, "--concurrency names a limit twice")

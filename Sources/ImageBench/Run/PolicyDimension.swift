@@ -1,76 +1,81 @@
-/// A policy a run can vary: given as a list (`--cancel none,offscreen`, `--prefetch 0,10`,
-/// `--memory-cache-mb 16,64`), each value is a dimension of the matrix, crossed with strategies,
-/// limits and formats. Every cell sees the same trace, feed and network draws, so two cells that
-/// differ only in one policy measure that policy's effect (`Effects`). One entry per policy: its
-/// flag, how an item reads and prints, and where it lands in `RunSettings`.
-public enum PolicyDimension: String, Sendable, Codable, CaseIterable, Comparable {
-    case cancel
-    case prefetch
-    case memoryCacheMB = "memory_cache_mb"
+/// A policy a run can vary: a run flag whose catalog entry has a `RunFlag.Dimension`. Given as a
+/// list (`--cancel none,offscreen`, `--transport blocking,multi`), each value is a dimension of
+/// the matrix, crossed with strategies, limits and formats. Every cell sees the same trace, feed
+/// and network draws, so two cells that differ only in one policy measure that policy's effect
+/// (`Effects`). Named by its summary.csv column; everything else comes from its catalog entry, so
+/// a new dimension is a new entry, not a new case here.
+public struct PolicyDimension: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// summary.csv's column: `cancel`, `prefetch`, `memory_cache_mb`.
+    public let rawValue: String
+    /// The catalog entry, found when the dimension is made (an unknown name is no dimension).
+    let entry: RunFlag
+    let dimension: RunFlag.Dimension
 
-    public var flag: String {
-        switch self {
-        case .cancel: "--cancel"
-        case .prefetch: "--prefetch"
-        case .memoryCacheMB: "--memory-cache-mb"
-        }
+    public init?(rawValue: String) {
+        guard let entry = RunFlag.catalog.first(where: { $0.dimension?.column == rawValue }), let dimension = entry.dimension else { return nil }
+        self.rawValue = rawValue
+        self.entry = entry
+        self.dimension = dimension
     }
+
+    /// A dimension the catalog declares (for the names code refers to).
+    private static func named(_ column: String) -> PolicyDimension {
+        guard let dimension = PolicyDimension(rawValue: column) else { preconditionFailure("no run flag varies \(column)") }
+        return dimension
+    }
+
+    public static let cancel = named("cancel")
+    public static let prefetch = named("prefetch")
+    public static let memoryCacheMB = named("memory_cache_mb")
+
+    /// Every flag that can vary, in the catalog's order (the order of a cell's name).
+    public static let allCases: [PolicyDimension] = RunFlag.catalog.compactMap { $0.dimension.flatMap { PolicyDimension(rawValue: $0.column) } }
+
+    /// Each dimension's place in `allCases` (cell names sort by it, often).
+    private static let order = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1.rawValue, $0) })
+
+    public var flag: String { entry.flag }
+    public var description: String { rawValue }
 
     /// How a cell's name shows the value: `cancel=none`, `prefetch=10`, `memory-cache=16MB`.
-    public func label(_ value: String) -> String {
-        switch self {
-        case .cancel: "cancel=\(value)"
-        case .prefetch: "prefetch=\(value)"
-        case .memoryCacheMB: "memory-cache=\(value)MB"
-        }
-    }
+    public func label(_ value: String) -> String { "\(dimension.label)=\(value)\(dimension.unit)" }
 
     /// One item of the flag's list, checked and in its canonical form (`010` reads as `10`).
-    public func canonical(_ text: String) throws(PlanError) -> String {
-        switch self {
-        case .cancel:
-            guard let policy = CancelPolicy(rawValue: text) else {
-                throw PlanError("--cancel: unknown value '\(text)' (valid: \(CancelPolicy.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            return policy.rawValue
-        case .prefetch:
-            guard let rows = Int(text) else { throw PlanError("--prefetch: '\(text)' is not a whole number") }
-            return String(try FlagRanges.check(rows, in: FlagRanges.prefetch, "--prefetch"))
-        case .memoryCacheMB:
-            guard let megabytes = Int(text) else { throw PlanError("--memory-cache-mb: '\(text)' is not a whole number") }
-            return String(try FlagRanges.check(megabytes, in: FlagRanges.memoryCacheMB, "--memory-cache-mb"))
-        }
-    }
+    public func canonical(_ text: String) throws(PlanError) -> String { try dimension.canonical(text) }
 
     /// Sets a canonical value in the settings.
-    public func apply(_ value: String, to settings: inout RunSettings) {
-        switch self {
-        case .cancel: settings.cancelPolicy = CancelPolicy(rawValue: value) ?? settings.cancelPolicy
-        case .prefetch: settings.prefetch = Int(value) ?? settings.prefetch
-        case .memoryCacheMB: settings.memoryCacheBytes = (Int(value) ?? settings.memoryCacheBytes / 1_000_000) * 1_000_000
-        }
-    }
+    public func apply(_ value: String, to settings: inout RunSettings) { dimension.apply(value, &settings) }
 
     /// The settings' value, in the canonical form.
-    public func value(of settings: RunSettings) -> String {
-        switch self {
-        case .cancel: settings.cancelPolicy.rawValue
-        case .prefetch: String(settings.prefetch)
-        case .memoryCacheMB: String(settings.memoryCacheBytes / 1_000_000)
-        }
+    public func value(of settings: RunSettings) -> String { dimension.value(settings) }
+
+    /// A run's value, from its summary (summary.csv's column of the same name).
+    public func value(of summary: RunSummary) -> String {
+        Metric.named(rawValue).map { $0.value(of: summary).formatted } ?? ""
     }
 
-    /// A run's value, from its summary (summary.csv's column).
-    public func value(of summary: RunSummary) -> String {
-        switch self {
-        case .cancel: summary.cancel
-        case .prefetch: String(summary.prefetch)
-        case .memoryCacheMB: String(summary.memoryCacheMb)
-        }
-    }
+    /// requests.csv's column: there `cancel` is the request's own cancellation, so the policy is `cancel_policy`.
+    public var requestsColumn: String { rawValue == "cancel" ? "cancel_policy" : rawValue }
 
     public static func < (a: PolicyDimension, b: PolicyDimension) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        (order[a.rawValue] ?? 0) < (order[b.rawValue] ?? 0)
+    }
+
+    public static func == (a: PolicyDimension, b: PolicyDimension) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let dimension = PolicyDimension(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(name)' is no setting a run can vary")
+        }
+        self = dimension
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
     }
 }
 

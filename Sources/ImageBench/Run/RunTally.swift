@@ -247,9 +247,10 @@ struct RunTally {
         summary.repetition = run.cell.repetition
         summary.format = run.settings.formatLabel(run.cell.format)
         summary.network = run.settings.network.name
-        summary.transport = run.settings.transport.rawValue
-        (summary.cancel, summary.prefetch) = (run.settings.cancelPolicy.rawValue, run.settings.prefetch)
-        summary.memoryCacheMb = run.settings.memoryCacheBytes / 1_000_000
+        // Every setting a run can vary, in its summary.csv column (from the run-flag catalog).
+        for dimension in PolicyDimension.allCases {
+            _ = Metric.named(dimension.rawValue)?.read(dimension.value(of: run.settings), into: &summary)
+        }
         summary.rows = run.workload.feed.rowCount
         summary.rowsVisited = Set(requests.map(\.row)).count
         summary.requests = requests.count

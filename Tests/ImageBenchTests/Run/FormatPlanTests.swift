@@ -8,8 +8,7 @@ import Testing
 struct FormatPlanTests {
     @Test("each strategy × limit runs in each format, formats innermost; the plan keeps them through JSON")
     func cells() throws {
-        var options = RunOptions()
-        (options.strategies, options.concurrency, options.formats) = ("threads,gcd", "2,5", "jpeg, avif")
+        let options = try RunOptions(parsing: ["--strategies", "threads,gcd", "--concurrency", "2,5", "--formats", "jpeg, avif"])
         let plan = try options.plan()
         #expect(plan.formats == [.only(.jpeg), .only(.avif)] && plan.measuredRuns == 8)
         #expect(plan.cells.prefix(2).map(\.name) == ["threads ×2 jpeg", "threads ×2 avif"])
@@ -31,8 +30,8 @@ struct FormatPlanTests {
     ])
     func refused(formats: String, source: String?, message: String) {
         var options = RunOptions()
-        options.formats = formats
-        options.source = source
+        options["formats"] = formats
+        options["source"] = source
         #expect { try options.plan() } throws: { error in
             guard let error = error as? PlanError else { return false }
             return error.description.hasPrefix(message) && !error.description.contains("\n")
@@ -43,7 +42,7 @@ struct FormatPlanTests {
     func arguments() throws {
         var options = RunOptions()
         #expect(!RunArguments(try options.plan()).words.contains("--formats"))
-        options.formats = "webp,avif"
+        options["formats"] = "webp,avif"
         let words = RunArguments(try options.plan()).words
         let index = try #require(words.firstIndex(of: "--formats"))
         #expect(words[index + 1] == "webp,avif")

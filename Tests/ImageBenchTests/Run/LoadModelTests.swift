@@ -65,10 +65,10 @@ struct LoadModelTests {
         while let flag = iterator.next() {
             let value = iterator.next()!
             switch flag {
-            case "--arrival-rate": options.arrivalRate = value
-            case "--duration": options.duration = value
-            case "--stages": options.stages = value
-            case "--clients": (options.clients, options.clientsGiven) = (Int(value)!, true)
+            case "--arrival-rate": options["arrival-rate"] = value
+            case "--duration": options["duration"] = value
+            case "--stages": options["stages"] = value
+            case "--clients": options["clients"] = value
             default: Issue.record("unknown flag \(flag)")
             }
         }
@@ -82,16 +82,13 @@ struct LoadModelTests {
 
     @Test("flags set the model and the users: --stages its largest target, --arrival-rate rate × duration")
     func flagsSetUsers() throws {
-        var options = RunOptions()
-        (options.stages, options.duration) = ("5s:10,10s:10,5s:0", "20s")
+        var options = try RunOptions(parsing: ["--stages", "5s:10,10s:10,5s:0", "--duration", "20s"])
         var plan = try options.plan()
         #expect(plan.settings.load == Self.stages && plan.settings.clients == 10)
-        options = RunOptions()
-        (options.arrivalRate, options.duration) = ("300/m", "2m")
+        options = try RunOptions(parsing: ["--arrival-rate", "300/m", "--duration", "2m"])
         plan = try options.plan()
         #expect(plan.settings.load == .arrivalRate(perSecond: 5, seconds: 120) && plan.settings.clients == 600)
-        options = RunOptions()
-        (options.duration, options.clients) = ("1.5m", 3)
+        options = try RunOptions(parsing: ["--duration", "1.5m", "--clients", "3"])
         plan = try options.plan()
         #expect(plan.settings.load == .duration(seconds: 90) && plan.settings.clients == 3)
         #expect(RunArguments(plan).words.joined(separator: " ").contains("--clients 3 --duration 90s"))
@@ -99,13 +96,11 @@ struct LoadModelTests {
 
     @Test("the gate's children get the model back as flags, and no --clients where the model brings its users")
     func gateArguments() throws {
-        var options = RunOptions()
-        (options.stages, options.duration) = ("5s:10,10s:10,5s:0", "20s")
+        var options = try RunOptions(parsing: ["--stages", "5s:10,10s:10,5s:0", "--duration", "20s"])
         let words = RunArguments(try options.plan()).words
         #expect(!words.contains("--clients"))
         #expect(words.joined(separator: " ").contains("--stages 5s:10,10s:10,5s:0"))
-        options = RunOptions()
-        (options.arrivalRate, options.duration) = ("2.5", "8s")
+        options = try RunOptions(parsing: ["--arrival-rate", "2.5", "--duration", "8s"])
         let open = RunArguments(try options.plan()).words.joined(separator: " ")
         #expect(open.contains("--arrival-rate 2.5/s --duration 8s") && !open.contains("--clients"))
     }

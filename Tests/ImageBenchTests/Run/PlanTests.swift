@@ -8,33 +8,33 @@ struct PlanTests {
     /// profile short enough on 40 rows).
     static func unusualPlan() throws -> BenchmarkPlan {
         var options = RunOptions()
-        options.rows = 40
-        options.images = 12
-        options.strategies = "threads,gcd"
-        options.concurrency = "2,3"
-        options.transport = "multi"
-        options.network = "latency=5ms,jitter=1ms,bandwidth=50MB/s"
-        options.fps = 120
-        options.seed = 7
-        options.filter = "grayscale"
-        options.cancel = "none"
-        options.coalesce = false
-        options.memoryCacheMB = "32"
-        options.prefetch = "2"
-        options.decodeConcurrency = 2
-        options.filterConcurrency = 1
-        options.progressive = true
-        options.resume = true
-        options.timeoutSeconds = 2.5
-        options.stallTimeoutSeconds = 2
-        options.retries = 1
-        options.faults = "error=1%"
-        options.maxPixels = 40_000_000
-        options.maxDecodeMB = 100
-        options.maxBytes = 9_000_000
-        options.clients = 2
-        options.inject = "decode=+1ms"
-        options.warmupSeconds = 0.25
+        options["rows"] = "40"
+        options["images"] = "12"
+        options["strategies"] = "threads,gcd"
+        options["concurrency"] = "2,3"
+        options["transport"] = "multi"
+        options["network"] = "latency=5ms,jitter=1ms,bandwidth=50MB/s"
+        options["fps"] = "120"
+        options["seed"] = "7"
+        options["filter"] = "grayscale"
+        options["cancel"] = "none"
+        options["coalesce"] = "off"
+        options["memory-cache-mb"] = "32"
+        options["prefetch"] = "2"
+        options["decode-concurrency"] = "2"
+        options["filter-concurrency"] = "1"
+        options["progressive"] = "true"
+        options["resume"] = "true"
+        options["timeout"] = "2.5"
+        options["stall-timeout"] = "2"
+        options["retries"] = "1"
+        options["faults"] = "error=1%"
+        options["max-pixels"] = "40000000"
+        options["max-decode-mb"] = "100"
+        options["max-bytes"] = "9000000"
+        options["clients"] = "2"
+        options["inject"] = "decode=+1ms"
+        options["warmup-seconds"] = "0.25"
         return try options.plan()
     }
 
@@ -50,34 +50,34 @@ struct PlanTests {
                 return error.description
             }
         }
-        #expect(reason { $0.rows = 0 } == "--rows must be between 1 and 1000000 (got 0)")
-        #expect(reason { $0.fps = 500 }.hasPrefix("--fps must be between 1 and 240"))
-        #expect(reason { $0.clients = 2; $0.diskCache = "/tmp/cache" }.hasPrefix("--disk-cache with --clients"))
-        #expect(reason { $0.clients = 2; $0.shard = "1/3" }.contains("3 shards need at least 3 --clients"))
-        #expect(reason { $0.shard = "0/2" }.hasPrefix("--shard: '0/2'"))
-        #expect(reason { $0.source = "http://127.0.0.1:9/{id}.jpg"; $0.faults = "error=1%" }.hasPrefix("--faults shapes the embedded server"))
-        #expect(reason { $0.network = "nonsense" }.hasPrefix("--network: unknown network profile 'nonsense'"))
-        #expect(reason { $0.strategies = "gcd,bogus" }.hasPrefix("--strategies: unknown value 'bogus'"))
-        #expect(reason { $0.concurrency = "5,0" } == "--concurrency must be between 1 and 1000 (got 0)")
-        #expect(reason { $0.concurrency = "5,x" } == "--concurrency: 'x' is not a whole number")
+        #expect(reason { $0["rows"] = "0" } == "--rows must be between 1 and 1000000 (got 0)")
+        #expect(reason { $0["fps"] = "500" }.hasPrefix("--fps must be between 1 and 240"))
+        #expect(reason { $0["clients"] = "2"; $0["disk-cache"] = "/tmp/cache" }.hasPrefix("--disk-cache with --clients"))
+        #expect(reason { $0["clients"] = "2"; $0["shard"] = "1/3" }.contains("3 shards need at least 3 --clients"))
+        #expect(reason { $0["shard"] = "0/2" }.hasPrefix("--shard: '0/2'"))
+        #expect(reason { $0["source"] = "http://127.0.0.1:9/{id}.jpg"; $0["faults"] = "error=1%" }.hasPrefix("--faults shapes the embedded server"))
+        #expect(reason { $0["network"] = "nonsense" }.hasPrefix("--network: unknown network profile 'nonsense'"))
+        #expect(reason { $0["strategies"] = "gcd,bogus" }.hasPrefix("--strategies: unknown value 'bogus'"))
+        #expect(reason { $0["concurrency"] = "5,0" } == "--concurrency must be between 1 and 1000 (got 0)")
+        #expect(reason { $0["concurrency"] = "5,x" } == "--concurrency: 'x' is not a whole number")
         // Lists: an empty item or a repeated value is refused, never mended.
-        #expect(reason { $0.concurrency = "1,,3" } == "--concurrency '1,,3': item 2 is empty")
-        #expect(reason { $0.concurrency = "1,3," } == "--concurrency '1,3,': item 3 is empty")
-        #expect(reason { $0.strategies = "threads,threads" } == "--strategies 'threads,threads': 'threads' is given twice")
-        #expect(reason { $0.concurrency = "5,05" } == "--concurrency names a limit twice")
-        #expect(reason { $0.warmupSeconds = 61 } == "--warmup-seconds must be between 0 and 60 (got 61)")
-        #expect(reason { $0.decodeConcurrency = 0 } == "--decode-concurrency must be between 1 and 64 (got 0)")
-        #expect(reason { $0.filterConcurrency = 65 } == "--filter-concurrency must be between 1 and 64 (got 65)")
-        #expect(reason { $0.warmupSeconds = -1 } == "--warmup-seconds must be between 0 and 60 (got -1)")
-        #expect(reason { $0.warmupSeconds = .nan }.hasPrefix("--warmup-seconds must be between 0 and 60"))
-        #expect(reason { $0.strategies = "events" }.hasPrefix("--strategies events needs --transport multi"))
-        #expect(reason { $0.strategies = "events"; $0.transport = "multi" } == "accepted")
+        #expect(reason { $0["concurrency"] = "1,,3" } == "--concurrency '1,,3': item 2 is empty")
+        #expect(reason { $0["concurrency"] = "1,3," } == "--concurrency '1,3,': item 3 is empty")
+        #expect(reason { $0["strategies"] = "threads,threads" } == "--strategies 'threads,threads': 'threads' is given twice")
+        #expect(reason { $0["concurrency"] = "5,05" } == "--concurrency names a limit twice")
+        #expect(reason { $0["warmup-seconds"] = "61" } == "--warmup-seconds must be between 0 and 60 (got 61)")
+        #expect(reason { $0["decode-concurrency"] = "0" } == "--decode-concurrency must be between 1 and 64 (got 0)")
+        #expect(reason { $0["filter-concurrency"] = "65" } == "--filter-concurrency must be between 1 and 64 (got 65)")
+        #expect(reason { $0["warmup-seconds"] = "-1" } == "--warmup-seconds must be between 0 and 60 (got -1)")
+        #expect(reason { $0["warmup-seconds"] = "nan" }.hasPrefix("--warmup-seconds must be between 0 and 60"))
+        #expect(reason { $0["strategies"] = "events" }.hasPrefix("--strategies events needs --transport multi"))
+        #expect(reason { $0["strategies"] = "events"; $0["transport"] = "multi" } == "accepted")
         // `all` is every strategy the transport can run.
-        #expect((try? { var o = RunOptions(); o.strategies = "all"; return try o.plan().strategies }()) == StrategyKind.allCases.filter { $0 != .events })
-        #expect((try? { var o = RunOptions(); o.strategies = "all"; o.transport = "multi"; return try o.plan().strategies }()) == StrategyKind.allCases)
+        #expect((try? { var o = RunOptions(); o["strategies"] = "all"; return try o.plan().strategies }()) == StrategyKind.allCases.filter { $0 != .events })
+        #expect((try? { var o = RunOptions(); o["strategies"] = "all"; o["transport"] = "multi"; return try o.plan().strategies }()) == StrategyKind.allCases)
         // `all` says what it leaves out; with multi it leaves out nothing.
-        #expect({ var o = RunOptions(); o.strategies = "all"; return o.notes }() == ["--strategies all: events left out (it needs --transport multi: it has no thread to block on a download)"])
-        #expect({ var o = RunOptions(); o.strategies = "all"; o.transport = "multi"; return o.notes }().isEmpty)
+        #expect({ var o = RunOptions(); o["strategies"] = "all"; return o.notes }() == ["--strategies all: events left out (it needs --transport multi: it has no thread to block on a download)"])
+        #expect({ var o = RunOptions(); o["strategies"] = "all"; o["transport"] = "multi"; return o.notes }().isEmpty)
         #expect(reason { _ in } == "accepted")
     }
 
@@ -126,8 +126,8 @@ struct PlanTests {
     @Test("numbers survive the trip: sub-second timeouts, the largest seed, huge sizes refused by name")
     func numbersRoundTrip() throws {
         var options = RunOptions()
-        options.timeoutSeconds = 1.001
-        options.seed = .max
+        options["timeout"] = "1.001"
+        options["seed"] = String(UInt64.max)
         let plan = try options.plan()
         #expect(plan.settings.fetchLimits.timeoutMilliseconds == 1_001)
         #expect(RunArguments(plan).words.contains("1.001"))
@@ -137,18 +137,18 @@ struct PlanTests {
                                        startedAt: Date(), environment: RunEnvironment.capture())
         try SummaryJSON().write(results, to: directory)
         #expect(try RecordedPlan.read(directory: directory.path) == plan)
-        options.memoryCacheMB = "-9999999999999"
+        options["memory-cache-mb"] = "-9999999999999"
         #expect(throws: PlanError("--memory-cache-mb must be between 0 and 65536 (got -9999999999999)")) { try options.plan() }
     }
 
     @Test("a megabyte is 10^6 bytes wherever a user types or reads one")
     func oneMegabyte() throws {
         var options = RunOptions()
-        options.memoryCacheMB = "10"
-        options.diskCacheMB = 3
+        options["memory-cache-mb"] = "10"
+        options["disk-cache-mb"] = "3"
         let settings = try options.plan().settings
         #expect(settings.memoryCacheBytes == 10_000_000 && settings.diskCacheBytes == 3_000_000)
-        #expect(MemoryCache.defaultCostLimit == 64_000_000 && RunOptions().memoryCacheMB == "64")
+        #expect(MemoryCache.defaultCostLimit == 64_000_000 && RunFlag.named("memory-cache-mb")?.defaultText == "64")
         #expect(Format.megabytes(2_500_000.0) == "2.5" && Format.size(67_100_000) == "67.1 MB" && Format.size(64_000_000_000) == "64.0 GB")
         #expect(try NetworkProfile(parsing: "bandwidth=2MB/s").bandwidthBytesPerSecond == 2_000_000)
         let words = RunArguments(try options.plan()).words

@@ -9,9 +9,9 @@ struct PolicyDimensionTests {
     @Test("--cancel none,offscreen --prefetch 0,10 makes four cells on one plan, named by what differs")
     func cells() throws {
         var options = RunOptions()
-        options.strategies = "threads"
-        options.cancel = "none,offscreen"
-        options.prefetch = "0,010"
+        options["strategies"] = "threads"
+        options["cancel"] = "none,offscreen"
+        options["prefetch"] = "0,010"
         let plan = try options.plan()
         #expect(plan.variations == [PolicyVariation(dimension: .cancel, values: ["none", "offscreen"]),
                                     PolicyVariation(dimension: .prefetch, values: ["0", "10"])])
@@ -27,8 +27,8 @@ struct PolicyDimensionTests {
         let words = RunArguments(plan).words
         #expect(words[words.firstIndex(of: "--cancel")! + 1] == "none,offscreen" && words[words.firstIndex(of: "--prefetch")! + 1] == "0,10")
         // One value is no dimension: the name stays as before.
-        options.cancel = "none"
-        options.prefetch = "0"
+        options["cancel"] = "none"
+        options["prefetch"] = "0"
         #expect(try options.plan().cells.map(\.name) == ["threads ×5"])
     }
 
@@ -41,9 +41,9 @@ struct PolicyDimensionTests {
     func refused(flag: String, value: String, message: String) {
         var options = RunOptions()
         switch flag {
-        case "--cancel": options.cancel = value
-        case "--prefetch": options.prefetch = value
-        default: options.memoryCacheMB = value
+        case "--cancel": options["cancel"] = value
+        case "--prefetch": options["prefetch"] = value
+        default: options["memory-cache-mb"] = value
         }
         #expect { try options.plan() } throws: { error in
             (error as? PlanError)?.description.hasPrefix(message) == true

@@ -1,0 +1,139 @@
+import Foundation
+
+// The catalog's other groups: the network, load, measurement, output and testing aids.
+
+extension RunFlag {
+    static let network: [RunFlag] = [
+        RunFlag("network", group: .network,
+                help: "Network profile of the embedded server: loopback, wifi (default), lte, 3g, edge, or latency=80ms,jitter=20ms,bandwidth=2MB/s.",
+                completion: .values(NetworkProfile.presets.map(\.name)),
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    // A list of presets would need the server to shape each cell differently.
+                    let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    if items.count > 1, items.allSatisfy({ item in NetworkProfile.presets.contains { $0.name == item } }) {
+                        throw PlanError("--network takes one profile: one server shapes every cell (run each profile on its own)")
+                    }
+                    let profile = try spec("--network: ") { () throws(NetworkProfile.ParseError) in try NetworkProfile(parsing: text) }
+                    if target.options["source"] != nil {
+                        throw PlanError("--network shapes the embedded server; a --source server is used as it is")
+                    }
+                    target.plan.settings.network = profile
+                },
+                words: { plan in
+                    // The default profile is left unsaid, so a side's `--source` (which refuses a
+                    // `--network`) can replace the embedded server, as it could before plans existed.
+                    plan.settings.source == .embedded && plan.settings.network != RunSettings().network ? ["--network", plan.settings.network.name] : []
+                }),
+        RunFlag("faults", group: .network,
+                help: "Faults the embedded server injects, e.g. 'error=2%,reset=1%,stall=1%,truncate=1%' (deterministic by seed).",
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    target.plan.settings.faults = try spec { () throws(ServerFaults.ParseError) in try ServerFaults(parsing: text) }
+                    if target.options["source"] != nil {
+                        throw PlanError("--faults shapes the embedded server; a --source server is used as it is")
+                    }
+                },
+                words: { plan in
+                    plan.settings.source == .embedded && !plan.settings.faults.isEmpty ? ["--faults", plan.settings.faults.description] : []
+                }),
+        RunFlag("timeout", group: .network,
+                help: "Per-request timeout in seconds \(FlagRanges.help(FlagRanges.timeoutSeconds)), the decode included: a decode still running that long after its fetch began stops as a timeout.",
+                range: FlagRanges.help(FlagRanges.timeoutSeconds), default: "10",
+                apply: { text, target throws(PlanError) in
+                    // Rounded, not truncated: 1.001 s is 1001 ms however the double falls.
+                    let seconds = try real(text ?? "10", "--timeout", in: FlagRanges.timeoutSeconds)
+                    target.plan.settings.fetchLimits.timeoutMilliseconds = Int((seconds * 1000).rounded())
+                },
+                words: { plan in ["--timeout", Format.compact(Double(plan.settings.fetchLimits.timeoutMilliseconds) / 1000)] }),
+        RunFlag("stall-timeout", group: .network,
+                help: "Fail a transfer that receives nothing for this many seconds (whole seconds) \(FlagRanges.help(FlagRanges.stallTimeoutSeconds)).",
+                range: FlagRanges.help(FlagRanges.stallTimeoutSeconds), default: "5",
+                apply: { text, target throws(PlanError) in
+                    target.plan.settings.fetchLimits.stallMilliseconds = try whole(text ?? "5", "--stall-timeout", in: FlagRanges.stallTimeoutSeconds) * 1000
+                },
+                words: { plan in ["--stall-timeout", String(plan.settings.fetchLimits.stallMilliseconds / 1000)] }),
+        integer("retries", group: .network,
+                help: "Retry a fetch that timed out, lost its connection or got a 5xx/429 this many times (backoff 100 ms, doubling) \(FlagRanges.help(FlagRanges.retries)).",
+                range: FlagRanges.retries, default: 0, at: \.settings.retry.retries),
+        integer("max-bytes", group: .network, help: "Refuse bodies larger than this many bytes \(FlagRanges.help(FlagRanges.maxBytes)).",
+                range: FlagRanges.maxBytes, default: FetchLimits().maxBytes, at: \.settings.fetchLimits.maxBytes),
+    ]
+
+    static let load: [RunFlag] = [
+        RunFlag("clients", group: .load,
+                help: "Simulated users in this process, each with its own trace (seed + index), viewport and memory cache \(FlagRanges.help(FlagRanges.clients)).",
+                range: FlagRanges.help(FlagRanges.clients), default: "1",
+                apply: { text, target throws(PlanError) in
+                    target.plan.settings.clients = try whole(text ?? "1", "--clients", in: FlagRanges.clients)
+                },
+                words: { plan in
+                    // `--stages` and `--arrival-rate` bring their own users and refuse a --clients.
+                    switch plan.settings.load {
+                    case nil, .duration: ["--clients", String(plan.settings.clients)]
+                    case .stages, .arrivalRate: []
+                    }
+                }),
+        // The load model joins three flags: `RunOptions.loadModel` reads them together.
+        RunFlag("duration", group: .load,
+                help: "Closed model: the --clients users scroll session after session for this long, e.g. 30s, 2m (0.1 s to 24 h).",
+                range: "(0.1 s to 24 h)", apply: { _, _ in }, words: { plan in plan.settings.load?.flags ?? [] }),
+        RunFlag("stages", group: .load,
+                help: "Closed model, ramping: the number of users scrolling follows straight lines to each stage's target, e.g. 30s:100,2m:100,30s:0 (sets the users and the duration).",
+                apply: { _, _ in }, words: { _ in [] }),
+        RunFlag("arrival-rate", group: .load,
+                help: "Open model: a new user arrives at this rate for --duration and scrolls one session, however slow the server, e.g. 5/s, 300/m.",
+                range: FlagRanges.help(FlagRanges.arrivalRate), apply: { _, _ in }, words: { _ in [] }),
+        RunFlag("shard", group: .load, help: "Run only the I-th of N slices of the clients, e.g. 2/4 (join the shards with imgbench merge).",
+                apply: { text, target throws(PlanError) in if let text { target.plan.settings.shard = try ClientShard(parsing: text) } },
+                words: { plan in plan.settings.shard.map { ["--shard", $0.description] } ?? [] }),
+        RunFlag("no-decode", .flag, group: .load, help: "Fetch and discard (no decode, no filter): more load per machine when the server is under test.",
+                apply: { text, target throws(PlanError) in if text == "true" { target.plan.settings.decodes = false } },
+                words: { plan in plan.settings.decodes ? [] : ["--no-decode"] }),
+    ]
+
+    static let measurement: [RunFlag] = [
+        integer("repeat", group: .measurement, help: "Repeat each cell this many times \(FlagRanges.help(FlagRanges.repeats)).",
+                range: FlagRanges.repeats, default: 1, at: \.repeats),
+        integer("warmup", group: .measurement, help: "Rounds of every cell to run first and not count \(FlagRanges.help(FlagRanges.warmup)).",
+                range: FlagRanges.warmup, default: 0, at: \.warmups),
+        RunFlag("warmup-seconds", group: .measurement,
+                help: "Seconds of the trace each cell plays just before every measured run, not counted; 0: none \(FlagRanges.help(FlagRanges.warmupSeconds)).",
+                range: FlagRanges.help(FlagRanges.warmupSeconds), default: "5",
+                // Long enough for Dispatch's pool to grow to a limit of 5 (about a thread a second).
+                apply: { text, target throws(PlanError) in target.plan.warmupSeconds = try real(text ?? "5", "--warmup-seconds", in: FlagRanges.warmupSeconds) },
+                words: { plan in ["--warmup-seconds", Format.compact(plan.warmupSeconds)] }),
+    ]
+
+    static let output: [RunFlag] = [
+        RunFlag("out", group: .output, help: "Results directory (default: imgbench-results/<timestamp>).", completion: .directory,
+                apply: { text, target throws(PlanError) in target.output.directory = text }, words: { _ in [] }),
+        outputToggle("quiet", group: .output, help: "No progress output.") { $0.quiet = true },
+        outputToggle("force", group: .output,
+                     help: "Write into an --out directory that already holds files (the ones imgbench writes are replaced).") { $0.force = true },
+        RunFlag("format", group: .output,
+                help: "What goes to stdout: text (the verdict and the table) or json (summary.json, for jq; the verdict and the table go to stderr).",
+                default: "text", completion: .values(["text", "json"]),
+                apply: { text, target throws(PlanError) in
+                    guard ["text", "json", nil].contains(text) else { throw PlanError("--format: unknown value '\(text ?? "")' (valid: text, json)") }
+                    target.output.json = text == "json"
+                },
+                words: { _ in [] }),
+        RunFlag("threshold", .repeatable, group: .output,
+                help: "A limit every run must keep, e.g. 'latency_p95_ms < 100' (also <=, >, >=; any metric of summary.csv); repeatable. One broken: exit 1 after the reports are written.",
+                apply: { _, target throws(PlanError) in
+                    let texts = target.options.all("threshold")
+                    target.output.thresholds = try spec { () throws(Threshold.ParseError) in try RunThresholds.parse(texts) }
+                },
+                words: { _ in [] }),
+    ]
+
+    static let testing: [RunFlag] = [
+        RunFlag("inject", group: .testing, help: "Testing aid: slow a stage on purpose, e.g. 'latency=+20%' or 'decode=+3ms' (latency, decode, filter).",
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    target.plan.settings.injection = try spec { () throws(FaultInjection.ParseError) in try FaultInjection(parsing: text) }
+                },
+                words: { plan in plan.settings.injection != .none ? ["--inject", plan.settings.injection.description] : [] }),
+    ]
+}
