@@ -39,7 +39,7 @@ enum RestMeans {
 /// Why not a sign test: it asks each rest for a coin flip's worth of evidence, so five rests, every
 /// one longer, give p = 0.0625 and decide nothing, however repeatable the run (3G, 3,000 rows: gcd
 /// ×1 waited 85–573 ms longer than ×6 at four of five rests, the same to 1–2% in every repeat). A
-/// rest beyond the floor is rarer than a coin flip when nothing differs: measured, see
+/// rest beyond the floor is far rarer than a coin flip when nothing differs: measured, see
 /// `chanceBeyondFloor`.
 struct RestComparison: Sendable, Equatable {
     /// Rests where the first cell waited longer, and shorter, by more than the floor.
@@ -57,10 +57,11 @@ struct RestComparison: Sendable, Equatable {
     static func floor(_ a: Double, _ b: Double) -> Double { max(2, 0.05 * (a + b) / 2) }
 
     /// The chance, at most, that a rest's difference passes the floor one way when the two cells
-    /// do the same thing: a quarter (each way; half in all). Measured: 0 of 305 rests compared
-    /// between runs of one configuration passed it (repeats of gcd ×1, ×3 and ×6 on 3G;
-    /// operation-queue against gcd ×5 on five seeds and ×3 on 3G on three), a 95% upper bound of
-    /// 1%; a quarter leaves room for a machine far noisier than this one.
+    /// do the same thing: a quarter (each way; half in all). Measured: 4 of 137 rests compared
+    /// between runs of one configuration passed it, two each way (2.9%, a 95% upper bound of
+    /// 7.3%: repeats of gcd ×1, ×3 and ×6 on 3G and of the gate's baseline cells; operation-queue
+    /// against gcd ×5 on five seeds and ×3 on 3G on three); a quarter each way leaves room for a
+    /// machine far noisier than this one.
     static let chanceBeyondFloor = 0.25
 
     /// `a` against `b`, rest by rest (each rest's mean over repeats); nil without shared rests.
