@@ -23,10 +23,20 @@ public struct ResultsComparison: Sendable {
     /// Each shared cell's verdict, in the base's order (read from the two requests.csv once).
     public let verdicts: [CellVerdict]
 
-    public init(base: ResultsDirectory, new: ResultsDirectory) {
+    /// What a comparison shows unless asked for every metric: what the user feels, what it costs,
+    /// and whether it failed; enough to fit a screen for a few cells.
+    public static let onScreen = [
+        "placeholder_mean_ms", "placeholder_p95_ms", "rest_wait_mean_ms", "settle_p95_ms", "placeholder_row_s_per_s",
+        "latency_p95_ms", "hitch_ms_per_s", "displayed", "memory_hit_rate", "network_fetches", "bytes_downloaded",
+        "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "errors",
+    ]
+
+    /// `all`: every numeric metric both share; else those of `onScreen` (in its order).
+    public init(base: ResultsDirectory, new: ResultsDirectory, all: Bool = true) {
         self.base = base
         self.new = new
-        let metrics = base.header.filter { new.header.contains($0) && Metric.named($0)?.identifies != true }
+        let shared = base.header.filter { new.header.contains($0) && Metric.named($0)?.identifies != true }
+        let metrics = all ? shared : Self.onScreen.filter(shared.contains)
         let newCells = Dictionary(new.cells.map { ($0.key, $0.runs) }, uniquingKeysWith: { a, _ in a })
         var lines: [Line] = []
         for (cell, baseRuns) in base.cells {
