@@ -48,13 +48,17 @@ struct RunCommand: ParsableCommand {
         // The verdict and the table go to stdout, or with --format json to stderr beside the
         // progress, so that stdout is summary.json alone (`imgbench --format json | jq`).
         let json = output.json
-        let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
-        let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
-        let checks = RunThresholds.listing(results.thresholdChecks)
-        let human = verdict + FormatTable(results).text + StageTable(results).text + PipelineNotes(results).text + CacheSizeReport(results).text + table + checks + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
+        // Every interval at the run's level (a --budget splits 5% over its looks).
+        let human = results.atItsConfidence {
+            let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
+            let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
+            let checks = RunThresholds.listing(results.thresholdChecks)
+            return verdict + FormatTable(results).text + StageTable(results).text + PipelineNotes(results).text + CacheSizeReport(results).text
+                + table + checks + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
+        }
         if json {
             FileHandle.standardError.write(Data(human.utf8))
-            let json = try CommandFailure.catching("cannot render summary.json") { try SummaryJSON().render(results) }
+            let json = try CommandFailure.catching("cannot render summary.json") { try results.atItsConfidence { try SummaryJSON().render(results) } }
             print(json, terminator: json.hasSuffix("\n") ? "" : "\n")
         } else {
             print(human, terminator: "")

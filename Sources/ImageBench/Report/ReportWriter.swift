@@ -23,6 +23,6 @@ public enum Reports {
 
     public static func write(_ results: BenchmarkResults, to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for writer in all { try writer.write(results, to: directory) }
+        try results.atItsConfidence { for writer in all { try writer.write(results, to: directory) } }
     }
 }

@@ -93,7 +93,8 @@ public enum ShardMerge {
             // A --source cell whose format imgbench did not choose has none (the mix's name is not shown).
             let format = (try? CorpusFormat(parsing: summary.format)) ?? .mixed
             var result = RunResult(cell: RunCell(strategy: strategy, concurrency: summary.concurrency, repetition: summary.repetition,
-                                                 format: format, variant: Self.variant(summary, plan)),
+                                                 format: format, variant: Self.variant(summary, plan),
+                                                 trace: plan.trace(ofRepetition: summary.repetition)),
                                    summary: summary, requests: records[key] ?? [], distributions: distributions)
             result.clients = clients.count > 1 ? clients : []
             result.timeline = timelines[key] ?? Timeline()

@@ -26,6 +26,14 @@ public struct BenchmarkResults: Sendable {
 
     public var partial: Bool { stoppedBy != nil }
 
+    /// The error rate of the verdict's intervals and tests: 5%, split over a budget's looks.
+    public var alpha: Double { plan.budget?.alpha ?? 0.05 }
+
+    /// `body` with every interval and test at this run's level (`Confidence`).
+    public func atItsConfidence<T>(_ body: () throws -> T) rethrows -> T {
+        try Confidence.$alpha.withValue(alpha, operation: body)
+    }
+
     /// When no run displayed a single image though loads were made: why, for exit status 2. A
     /// source that stops answering after the preflight leaves no error (every load was cancelled
     /// as its row left), yet nothing was measured.
@@ -59,7 +67,7 @@ public enum Benchmark {
     /// generate them all and touch no disk; the command line passes the standard place).
     public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil,
                            stop: StopRequest? = nil, corpusCache: CorpusCache? = nil) throws -> BenchmarkResults {
-        let startedAt = Date()
+        let startedAt = Date(), startedClock = MonotonicClock.now()
         // Stopped while preparing: nothing measured, and it says why (the reason is read when it
         // is known, not before the corpus began).
         func stopped(_ plan: BenchmarkPlan) -> BenchmarkResults {
@@ -134,25 +142,40 @@ public enum Benchmark {
         let cells = plan.cells
         var results: [RunResult] = []
         defer { diskCaches?.close() }
-        for (index, cell) in cells.enumerated() where stop?.isRequested != true {
-            observer?.runStarted(cell, index: index, of: cells.count)
+        var runIndex = 0
+        // One run of a cell (its warm-up first), on its own trace; nil when stopped.
+        func measure(_ cell: RunCell, total: Int) throws -> RunResult? {
+            observer?.runStarted(cell, index: runIndex, of: total)
+            defer { runIndex += 1 }
+            let shared = prepared.workload(cell.format)
+            let cellWorkload = cell.trace > 0 ? shared.session(cell.trace, ofClient: 0, settings: plan.settings) : shared
             if cell.repetition > 0 && plan.warmupSeconds > 0 {
                 server?.restartFaultDraws()
-                warmUp(cell, seconds: plan.warmupSeconds, workload: prepared.workload(cell.format), settings: plan.settings(for: cell),
-                       stop: stop, observer: observer)
-                if stop?.isRequested == true { break }
+                warmUp(cell, seconds: plan.warmupSeconds, workload: cellWorkload, settings: plan.settings(for: cell), stop: stop, observer: observer)
+                if stop?.isRequested == true { return nil }
             }
-            let diskCache = try diskCaches?.cacheForRun(index)
+            let diskCache = try diskCaches?.cacheForRun(runIndex)
             // Every run meets the same faults on its k-th request of a path (fair across strategies).
             server?.restartFaultDraws()
             let before = server?.counts
             // The cell's own policies (`--cancel none,offscreen`) on the one workload every cell shares.
-            var result = runCell(cell, workload: prepared.workload(cell.format), settings: plan.settings(for: cell),
-                                 diskCache: diskCache, stop: stop, observer: observer)
+            var result = runCell(cell, workload: cellWorkload, settings: plan.settings(for: cell), diskCache: diskCache, stop: stop, observer: observer)
             if let server, let before { result.server = server.counts - before }
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
+            return result
+        }
+        var cellSeconds: [String: Double] = [:]
+        for cell in cells where stop?.isRequested != true {
+            let began = MonotonicClock.now()
+            guard let result = try measure(cell, total: cells.count) else { break }
             if cell.repetition > 0 { results.append(result) }
+            cellSeconds[cell.name, default: 0] += Double(MonotonicClock.now() - began) / 1e9
+        }
+        if plan.budget != nil && stop?.isRequested != true {
+            let frames = Int((workload.trace.duration * Double(settings.fps)).rounded())
+            BudgetRace.run(&plan, results: &results, startedAt: startedClock, cellSeconds: cellSeconds, traceFrames: frames,
+                           stop: stop, observer: observer) { cell in try? measure(cell, total: runIndex + 1) }
         }
         return BenchmarkResults(plan: plan, results: results, corpusImages: prepared.corpusImages,
                                 corpusBytes: prepared.corpusBytes, serverURL: server?.baseURL ?? settings.source.description,
@@ -190,50 +213,6 @@ public enum Benchmark {
                                variant: cell.variant)
         _ = runCell(warmCell, workload: workload, settings: short, frames: Int(seconds * Double(settings.fps)),
                     stop: stop, observer: observer)
-    }
-
-    /// A source nothing answers at is a benchmark that cannot be done: fail in seconds, with the
-    /// reason, rather than scroll a whole trace of connection errors. Any HTTP answer will do
-    /// (one missing image is a measurement, not a dead source).
-    /// A stop request cancels it at once.
-    static func preflight(_ url: String, limits: FetchLimits, stop: StopRequest? = nil) throws(BenchmarkError) {
-        var quick = limits
-        quick.timeoutMilliseconds = min(limits.timeoutMilliseconds, 5_000)
-        do {
-            _ = try CurlFetcher(limits: quick).fetch(url, expectedBytes: nil, token: stoppable(by: stop))
-        } catch {
-            switch error {
-            case .httpStatus, .tooLarge: return
-            // Headers came, then the body stalled or broke: the server answers, which is all this asks.
-            case .timeout(let partial) where partial.timeToFirstByte != nil: return
-            case .connection(_, let partial) where partial.timeToFirstByte != nil: return
-            case .timeout: throw BenchmarkError(description: "\(url) did not answer within \(quick.timeoutMilliseconds / 1000) s")
-            case .connection(let reason, _): throw BenchmarkError(description: "cannot reach \(url): \(reason)")
-            case .cancelled: return
-            }
-        }
-    }
-
-    /// The manifest a URL answers with, or why there is none (exit 2: the source is unusable).
-    static func fetchManifest(_ url: String, limits: FetchLimits, reach: Int? = nil, stop: StopRequest? = nil) throws(BenchmarkError) -> ImageSource {
-        let body: [UInt8]
-        do {
-            body = try CurlFetcher(limits: limits).fetch(url, expectedBytes: nil, token: stoppable(by: stop)).bytes
-        } catch {
-            throw BenchmarkError(description: "cannot fetch the manifest at \(url): \(error)")
-        }
-        do {
-            return .manifest(path: url, entries: try Manifest.parse(Data(body), name: url, limit: reach))
-        } catch {
-            throw BenchmarkError(description: "the manifest at \(error.description)")
-        }
-    }
-
-    /// A token a stop request cancels: a fetch while preparing ends within the fetcher's 100 ms tick.
-    static func stoppable(by stop: StopRequest?) -> LoadToken {
-        let token = LoadToken()
-        stop?.whenRequested { _ = token.cancel() }
-        return token
     }
 
     /// The feed, URLs and trace for a corpus served at `baseURL`.

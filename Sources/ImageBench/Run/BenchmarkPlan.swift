@@ -17,6 +17,8 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
     /// Policies given as lists (`--cancel none,offscreen`): each a dimension of the matrix. The
     /// settings hold each one's first value.
     public var variations: [PolicyVariation]
+    /// `--budget`: rounds decided by the data instead of `repeats` (nil: `repeats` as given).
+    public var budget: Budget?
 
     public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
                 warmups: Int = 0, warmupSeconds: Double = 0, formats: [CorpusFormat] = [.mixed], variations: [PolicyVariation] = []) {
@@ -42,9 +44,10 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
                   warmupSeconds: try container.decodeIfPresent(Double.self, forKey: .warmupSeconds) ?? 0,
                   formats: try container.decodeIfPresent([CorpusFormat].self, forKey: .formats) ?? [.mixed],
                   variations: try container.decodeIfPresent([PolicyVariation].self, forKey: .variations) ?? [])
+        budget = try container.decodeIfPresent(Budget.self, forKey: .budget)
     }
 
-    /// Runs that count (warm-ups excluded).
+    /// Runs that count (warm-ups excluded; a budget's later rounds come on top).
     public var measuredRuns: Int { strategies.count * concurrencies.count * formats.count * variants.count * max(1, repeats) }
 
     /// Every combination of the varied policies' values, the first values first.
@@ -64,7 +67,8 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
             self.strategies.flatMap { strategy in
                 self.concurrencies.flatMap { limit in
                     self.formats.flatMap { format in
-                        self.variants.map { RunCell(strategy: strategy, concurrency: limit, repetition: repetition, format: format, variant: $0) }
+                        self.variants.map { RunCell(strategy: strategy, concurrency: limit, repetition: repetition, format: format, variant: $0,
+                                                    trace: self.trace(ofRepetition: repetition)) }
                     }
                 }
             }
@@ -118,6 +122,12 @@ extension BenchmarkPlan {
         try checkFormats()
         for limit in concurrencies { try R.check(limit, in: R.concurrency, "--concurrency") }
         try R.check(repeats, in: R.repeats, "--repeat")
+        if let budget {
+            try R.check(budget.seconds, in: R.budgetSeconds, "--budget")
+            try check(repeats == 1, "--budget decides how many rounds each cell runs: drop --repeat")
+            try check(s.clients == 1 && s.load == nil && s.shard == nil,
+                      "--budget races the cells of one user's scroll; with --clients, a load model or --shard it is a load test: drop --budget")
+        }
         try R.check(warmups, in: R.warmup, "--warmup")
         try R.check(warmupSeconds, in: R.warmupSeconds, "--warmup-seconds")
         try R.check(s.prefetch, in: R.prefetch, "--prefetch")
@@ -172,6 +182,8 @@ extension BenchmarkPlan {
     public func configurationDifferences(from other: BenchmarkPlan) -> [String] {
         var mine = self, theirs = other
         (mine.strategies, mine.concurrencies, mine.repeats) = (theirs.strategies, theirs.concurrencies, theirs.repeats)
+        // Like the repeats, the budget says how much was run, not what: its rounds are the same cells.
+        mine.budget = theirs.budget
         mine.settings.injection = .none
         theirs.settings.injection = .none
         return mine.differences(from: theirs)

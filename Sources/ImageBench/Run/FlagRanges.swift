@@ -14,6 +14,8 @@ public enum FlagRanges {
     public static let repeats = 1...1_000
     public static let warmup = 0...100
     public static let warmupSeconds = 0.0...60
+    /// `--budget`: at least a round of a short trace, at most a day.
+    public static let budgetSeconds = 10.0...86_400
     /// Distinct images of a `--source` feed (URLs only).
     public static let images = 1...1_000_000
     /// The embedded corpus is generated and held in memory: about 27 kB an image, 270 MB at most.

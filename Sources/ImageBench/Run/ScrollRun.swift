@@ -102,7 +102,8 @@ public final class ScrollRun {
         if origin == nil { ResourceUsage.resetPeakResidentMemory() }
         loop = LoopState(start: start, lastOffset: workload.trace.frames.first?.offset ?? 0, usageBefore: ResourceUsage.now())
         tally.origin = origin ?? start
-        tally.settle.begin(workload.trace, client: client, session: 0, frameNanoseconds: frameNanoseconds, at: 0)
+        // A budget round's trace is another session's: its rests are other rests, and pair only with that round's.
+        tally.settle.begin(workload.trace, client: client, session: cell.trace, frameNanoseconds: frameNanoseconds, at: 0)
     }
 
     /// The seconds this user scrolled: whole sessions, and the part of the last one it reached.

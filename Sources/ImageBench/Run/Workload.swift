@@ -7,14 +7,17 @@ public struct RunCell: Sendable, Equatable, Hashable {
     public var format: CorpusFormat
     /// Its values of the policies the run varies (`--cancel none,offscreen`); empty otherwise.
     public var variant: PolicyVariant
+    /// The trace it scrolls: the run's own (0), or a budget round's (`BenchmarkPlan.trace`).
+    public var trace: Int
 
     public init(strategy: StrategyKind, concurrency: Int, repetition: Int, format: CorpusFormat = .mixed,
-                variant: PolicyVariant = PolicyVariant()) {
+                variant: PolicyVariant = PolicyVariant(), trace: Int = 0) {
         self.strategy = strategy
         self.concurrency = concurrency
         self.repetition = repetition
         self.format = format
         self.variant = variant
+        self.trace = trace
     }
 
     /// `threads ×5`, with the format where it is not the default mix (`threads ×5 avif`) and the

@@ -9,7 +9,7 @@ enum CostNoise {
         let (meanA, meanB) = (mean(a), mean(b))
         if a.count >= 3 && b.count >= 3 {
             let error = (variance(a) / Double(a.count) + variance(b) / Double(b.count)).squareRoot()
-            let half = StudentT.quantile975(degreesOfFreedom: min(a.count, b.count) - 1) * error
+            let half = StudentT.twoSided(degreesOfFreedom: min(a.count, b.count) - 1) * error
             // A difference the repeats show, and not a sliver of the cost (2%: below what anyone pays for).
             guard abs(meanA - meanB) > max(half, 0.02 * max(meanA, meanB)) else { return 0 }
         } else {

@@ -84,7 +84,7 @@ public struct Effects: Sendable {
             let rest = effect.restWait.map { "; wait at rest " + Verdict.signed($0) + " (over \($0.n) rests)" } ?? ""
             let megabytes = effect.bytes / 1e6
             let bytes = String(format: "%+.2f MB downloaded (%.2f → %.2f MB", megabytes, effect.baselineBytes / 1e6, (effect.baselineBytes + effect.bytes) / 1e6)
-                + (effect.bytesInterval.map { String(format: ", 95%% CI %+.2f to %+.2f MB over %d repeats)", $0.low / 1e6, $0.high / 1e6, $0.n) }
+                + (effect.bytesInterval.map { String(format: ", %@ CI %+.2f to %+.2f MB over %d repeats)", Confidence.label, $0.low / 1e6, $0.high / 1e6, $0.n) }
                    ?? ", one run each: --repeat 3 gives an interval)")
             // A saving only where it is one: beyond the noise with repeats; with one run each, the
             // difference this trace showed, said as that.

@@ -112,6 +112,6 @@ struct RestComparison: Sendable, Equatable {
         return min(1, tail)
     }
 
-    /// The first cell waited longer at more rests, beyond chance at 95%.
-    var showsLonger: Bool { longer > shorter && p < 0.05 }
+    /// The first cell waited longer at more rests, beyond chance (at `Confidence.alpha`).
+    var showsLonger: Bool { longer > shorter && p < Confidence.alpha }
 }

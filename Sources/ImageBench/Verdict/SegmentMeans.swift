@@ -28,9 +28,12 @@ public struct SegmentMeans: Sendable, Equatable {
         public let repetition: Int
         public let visibleFrame: Int
         public let milliseconds: Double
+        /// The trace scrolled (`RunCell.trace`): a budget round's stretches are stretches of
+        /// another session, numbered after the first trace's, and pair only with that round's.
+        public var trace = 0
 
-        public init(repetition: Int, visibleFrame: Int, milliseconds: Double) {
-            (self.repetition, self.visibleFrame, self.milliseconds) = (repetition, visibleFrame, milliseconds)
+        public init(repetition: Int, visibleFrame: Int, milliseconds: Double, trace: Int = 0) {
+            (self.repetition, self.visibleFrame, self.milliseconds, self.trace) = (repetition, visibleFrame, milliseconds, trace)
         }
     }
 
@@ -39,7 +42,8 @@ public struct SegmentMeans: Sendable, Equatable {
     public init(placeholdersOf runs: [RunResult], traceFrames: Int) {
         self.init(runs.flatMap { run in
             run.requests.compactMap { request in
-                request.placeholder.map { Sample(repetition: run.cell.repetition, visibleFrame: request.visibleFrame, milliseconds: Double($0) / 1e6) }
+                request.placeholder.map { Sample(repetition: run.cell.repetition, visibleFrame: request.visibleFrame, milliseconds: Double($0) / 1e6,
+                                                 trace: run.cell.trace) }
             }
         }, traceFrames: traceFrames)
     }
@@ -49,7 +53,8 @@ public struct SegmentMeans: Sendable, Equatable {
         var sums: [Key: (total: Double, count: Int)] = [:]
         var total = 0.0
         for sample in samples {
-            let segment = min(Self.segments - 1, max(0, sample.visibleFrame * Self.segments / max(1, traceFrames)))
+            // Another session's trace has its own length; cut by the first's, its end stays in the last stretch.
+            let segment = sample.trace * Self.segments + min(Self.segments - 1, max(0, sample.visibleFrame * Self.segments / max(1, traceFrames)))
             let key = Key(repetition: sample.repetition, segment: segment)
             sums[key, default: (0, 0)].total += sample.milliseconds
             sums[key, default: (0, 0)].count += 1
@@ -138,7 +143,7 @@ public struct SegmentMeans: Sendable, Equatable {
         // Centred on the difference of the two means as they are printed (over requests, not
         // over stretches), so the sign never contradicts them; its spread is the stretches'.
         guard let paired = Interval.of(differences, center: overall - other.overall) else { return nil }
-        let t = StudentT.quantile975(degreesOfFreedom: paired.n - 1)
+        let t = StudentT.twoSided(degreesOfFreedom: paired.n - 1)
         let pairedError = (paired.high - paired.center) / t
         let (myNoise, theirNoise) = (runNoiseOfMean, other.runNoiseOfMean)
         let runs = myNoise * myNoise + theirNoise * theirNoise
@@ -168,20 +173,8 @@ public struct Interval: Sendable, Equatable {
         guard samples.count >= 2 else { return nil }
         let mean = samples.reduce(0, +) / Double(samples.count)
         let variance = samples.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(samples.count - 1)
-        let half = StudentT.quantile975(degreesOfFreedom: samples.count - 1) * (variance / Double(samples.count)).squareRoot()
+        let half = StudentT.twoSided(degreesOfFreedom: samples.count - 1) * (variance / Double(samples.count)).squareRoot()
         return Interval(center: center, low: center - half, high: center + half, n: samples.count)
     }
 }
 
-/// Student's t distribution, as much of it as a 95% interval needs.
-enum StudentT {
-    /// The 97.5th percentile for 1 to 30 degrees of freedom (tables; checked against SciPy's
-    /// `t.ppf(0.975, df)`), then the normal approximation with a 1/df correction.
-    static func quantile975(degreesOfFreedom df: Int) -> Double {
-        let table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                     2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                     2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-        guard df >= 1 else { return .infinity }
-        return df <= table.count ? table[df - 1] : 1.959964 + 2.37 / Double(df)
-    }
-}

@@ -15,7 +15,7 @@ import Foundation
 public struct Verdict: Sendable {
     /// The verdict of a whole benchmark.
     public init(_ results: BenchmarkResults) {
-        self.init(results.results, traceFrames: Self.traceFrames(results), plan: results.plan)
+        self = results.atItsConfidence { Verdict(results.results, traceFrames: Self.traceFrames(results), plan: results.plan) }
     }
 
     /// One strategy × limit (× format) over its repeats.
@@ -130,6 +130,7 @@ public struct Verdict: Sendable {
         knee = sweep.first { $0.name == best.name || $0.ranking.overall <= best.ranking.overall || Self.equivalent(best, $0) }
         lines = Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, knee: knee, all: cells, plan: plan)
             + Effects(results, traceFrames: traceFrames).lines
+            + (plan?.budget.flatMap { BudgetText.line($0, results: results) }.map { [$0] } ?? [])
     }
 
     /// Better beyond noise, cheaper beyond noise, a tie, undecided, or alone.

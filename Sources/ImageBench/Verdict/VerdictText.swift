@@ -63,7 +63,7 @@ extension Verdict {
 
     /// How the costs' noise was judged: over repeats, or by the shares one run each allows.
     static func costNoise(_ cells: [Cell]) -> String {
-        cells.allSatisfy { $0.runs >= 3 } ? "Welch's 95% interval over the repeats"
+        cells.allSatisfy { $0.runs >= 3 } ? "Welch's \(Confidence.label) interval over the repeats"
             : String(format: "%.0f%% of bytes, %.0f%% of CPU from fewer than three runs each", bytesTolerance * 100, cpuTolerance * 100)
     }
 
@@ -134,7 +134,7 @@ extension Verdict {
     static func estimate(_ cell: Cell) -> String { estimate(cell.ranking, counting: cell.rankedBy.counts) }
 
     static func estimate(_ means: SegmentMeans, counting: String = "requests") -> String {
-        let interval = means.interval.map { String(format: "95%% CI %.1f–%.1f ms, ", $0.low, $0.high) } ?? "no interval, "
+        let interval = means.interval.map { String(format: "%@ CI %.1f–%.1f ms, ", Confidence.label, $0.low, $0.high) } ?? "no interval, "
         // A rest measured again by a repeat is the same rest: n counts rests, and the samples beside.
         let n = counting == "rests" && means.requests > means.distinctSegments
             ? "\(means.distinctSegments) rests, \(means.requests) samples over the repeats" : "\(means.requests) \(counting)"
@@ -145,7 +145,7 @@ extension Verdict {
     static func signed(_ interval: Interval) -> String {
         // A bound that rounds to zero prints as 0.0, not as "-0.0".
         let shown = { (value: Double) in abs(value) < 0.05 ? 0 : value }
-        return String(format: "%+.1f ms, 95%% CI %+.1f to %+.1f ms", shown(interval.center), shown(interval.low), shown(interval.high))
+        return String(format: "%+.1f ms, %@ CI %+.1f to %+.1f ms", shown(interval.center), Confidence.label, shown(interval.low), shown(interval.high))
     }
 
     static func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }

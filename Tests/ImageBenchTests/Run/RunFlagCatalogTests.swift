@@ -21,7 +21,7 @@ struct RunFlagCatalogTests {
         "stall-timeout": ["--stall-timeout", "2"], "retries": ["--retries", "1"], "max-bytes": ["--max-bytes", "9000000"],
         "clients": ["--clients", "2"], "duration": ["--duration", "30s"], "stages": ["--stages", "5s:2,5s:0"],
         "arrival-rate": ["--arrival-rate", "2/s", "--duration", "10s"], "shard": ["--clients", "2", "--shard", "1/2"],
-        "no-decode": ["--no-decode"], "repeat": ["--repeat", "3"], "warmup": ["--warmup", "1"], "warmup-seconds": ["--warmup-seconds", "0.5"],
+        "no-decode": ["--no-decode"], "repeat": ["--repeat", "3"], "warmup": ["--warmup", "1"], "warmup-seconds": ["--warmup-seconds", "0.5"], "budget": ["--budget", "90s"],
         "out": ["--out", "/tmp/somewhere"], "quiet": ["--quiet"], "force": ["--force"], "format": ["--format", "json"],
         "threshold": ["--threshold", "errors <= 0", "--threshold", "latency_p95_ms < 100"], "inject": ["--inject", "decode=+1ms"],
     ]

@@ -103,6 +103,15 @@ extension RunFlag {
                 // Long enough for Dispatch's pool to grow to a limit of 5 (about a thread a second).
                 apply: { text, target throws(PlanError) in target.plan.warmupSeconds = try real(text ?? "5", "--warmup-seconds", in: FlagRanges.warmupSeconds) },
                 words: { plan in ["--warmup-seconds", Format.compact(plan.warmupSeconds)] }),
+        RunFlag("budget", value: "duration", group: .measurement,
+                help: "Instead of --repeat: a time budget, e.g. 3m. After a round of every cell, the cells not yet told apart from the leader run again on a new trace, those shown slower drop out, until all is decided or the budget is spent; intervals are split over the looks (Bonferroni).",
+                range: "(10 s to 24 h)",
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    let seconds = try LoadModel.seconds(parsing: text, flag: "--budget")
+                    target.plan.budget = Budget(seconds: try FlagRanges.check(seconds, in: FlagRanges.budgetSeconds, "--budget"))
+                },
+                words: { plan in plan.budget.map { ["--budget", Format.compact($0.seconds) + "s"] } ?? [] }),
     ]
 
     static let output: [RunFlag] = [
