@@ -143,15 +143,17 @@ public enum Benchmark {
         var results: [RunResult] = []
         defer { diskCaches?.close() }
         var runIndex = 0
+        // The race below rewrites `plan` (its budget's record) while runs go on: they read this copy.
+        let runPlan = plan
         // One run of a cell (its warm-up first), on its own trace; nil when stopped.
         func measure(_ cell: RunCell, total: Int) throws -> RunResult? {
             observer?.runStarted(cell, index: runIndex, of: total)
             defer { runIndex += 1 }
             let shared = prepared.workload(cell.format)
-            let cellWorkload = cell.trace > 0 ? shared.session(cell.trace, ofClient: 0, settings: plan.settings) : shared
-            if cell.repetition > 0 && plan.warmupSeconds > 0 {
+            let cellWorkload = cell.trace > 0 ? shared.session(cell.trace, ofClient: 0, settings: runPlan.settings) : shared
+            if cell.repetition > 0 && runPlan.warmupSeconds > 0 {
                 server?.restartFaultDraws()
-                warmUp(cell, seconds: plan.warmupSeconds, workload: cellWorkload, settings: plan.settings(for: cell), stop: stop, observer: observer)
+                warmUp(cell, seconds: runPlan.warmupSeconds, workload: cellWorkload, settings: runPlan.settings(for: cell), stop: stop, observer: observer)
                 if stop?.isRequested == true { return nil }
             }
             let diskCache = try diskCaches?.cacheForRun(runIndex)
@@ -159,7 +161,7 @@ public enum Benchmark {
             server?.restartFaultDraws()
             let before = server?.counts
             // The cell's own policies (`--cancel none,offscreen`) on the one workload every cell shares.
-            var result = runCell(cell, workload: cellWorkload, settings: plan.settings(for: cell), diskCache: diskCache, stop: stop, observer: observer)
+            var result = runCell(cell, workload: cellWorkload, settings: runPlan.settings(for: cell), diskCache: diskCache, stop: stop, observer: observer)
             if let server, let before { result.server = server.counts - before }
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)

@@ -56,7 +56,8 @@ enum StudentT {
     static func regularizedBeta(_ x: Double, _ a: Double, _ b: Double) -> Double {
         guard x > 0 else { return 0 }
         guard x < 1 else { return 1 }
-        let front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x))
+        let logBeta: Double = lgamma(a + b) - lgamma(a) - lgamma(b)
+        let front: Double = exp(logBeta + a * log(x) + b * log(1 - x))
         // The fraction converges fast for x < (a + 1) / (a + b + 2); otherwise use the symmetry.
         if x > (a + 1) / (a + b + 2) { return 1 - regularizedBeta(1 - x, b, a) }
         let tiny = 1e-300
@@ -65,7 +66,9 @@ enum StudentT {
         var fraction = d
         for m in 1...300 {
             let m = Double(m)
-            for numerator in [m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))] {
+            let even: Double = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+            let odd: Double = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+            for numerator in [even, odd] {
                 d = 1 + numerator * d
                 d = 1 / (abs(d) < tiny ? tiny : d)
                 c = 1 + numerator / c
