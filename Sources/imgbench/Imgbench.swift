@@ -27,7 +27,7 @@ struct Imgbench: ParsableCommand {
         // run's help comes from the run-flag catalog: run captures its words, so the parser
         // would show only that.
         let runWords = arguments.first == "run" ? Array(arguments.dropFirst()) : arguments.first?.hasPrefix("-") == true ? arguments : nil
-        if arguments == ["help", "run"] || runWords.map({ $0.contains("--help") || $0.contains("-h") }) == true {
+        if arguments == ["help", "run"] || runWords.map(RunOptions.asksForHelp) == true {
             print(RunCommand.help, terminator: "")
             return
         }

@@ -2,17 +2,35 @@
 /// defaults' (the verdict names a command that would decide what a run could not).
 extension RunArguments {
     public static func differing(_ plan: BenchmarkPlan) -> [String] {
-        let mine = pairs(RunArguments(plan).words)
+        let mine = groups(RunArguments(plan).words)
         guard let defaults = try? RunOptions().plan() else { return mine.flatMap { $0 } }
-        let usual = Set(pairs(RunArguments(defaults).words).map { $0.joined(separator: " ") })
-        return mine.filter { !usual.contains($0.joined(separator: " ")) }.flatMap { $0 }
+        let usual = Set(groups(RunArguments(defaults).words))
+        return mine.filter { !usual.contains($0) }.flatMap { $0 }
     }
 
-    /// Words grouped as flags with their values (`--rows 600`; a switch such as `--no-decode` alone).
-    static func pairs(_ words: [String]) -> [[String]] {
+    /// `imgbench …` as one line a shell takes back word for word.
+    public static func shellCommand(_ plan: BenchmarkPlan) -> String {
+        (["imgbench"] + differing(plan)).map(ShellWords.quoted).joined(separator: " ")
+    }
+
+    /// Words grouped as the parser reads them: a flag with its value, a switch alone (by the
+    /// catalog's kind, so a value that begins with dashes stays with its flag).
+    static func groups(_ words: [String]) -> [[String]] {
         var groups: [[String]] = []
-        for word in words {
-            if word.hasPrefix("--") || groups.isEmpty { groups.append([word]) } else { groups[groups.count - 1].append(word) }
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            let name = String(word.dropFirst(2))
+            // A bare-capable option (`--coalesce`) has a value only where the parser would take one.
+            let flag = RunFlag.named(name)
+            let takesValue = flag.map { $0.kind != .flag && ($0.bare == nil || (index < words.count && !words[index].hasPrefix("-"))) } ?? false
+            if takesValue && index < words.count {
+                groups.append([word, words[index]])
+                index += 1
+            } else {
+                groups.append([word])
+            }
         }
         return groups
     }

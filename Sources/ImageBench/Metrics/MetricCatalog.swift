@@ -65,7 +65,7 @@ extension Metric {
     /// Placeholder row-seconds per second of scrolling: the rows on screen without their image,
     /// on average, while the trace moves. Unlike placeholder time per request, it weighs a row by
     /// how long it stayed on screen waiting, so the rows a fling flies past count for little.
-    public static let placeholderRowSecondsPerS = Metric("placeholder_row_s_per_s", "rows", .lowerIsBetter, .requestWeightedMean,
+    public static let placeholderRowSecondsPerS = Metric("placeholder_row_s_per_s", "rows", .lowerIsBetter, .mean,
                                                          .real(\.placeholderRowSecondsPerS), since03: true)
     public static let hitchMsPerS = Metric("hitch_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.hitchMsPerS))
     public static let mainBusyMsPerS = Metric("main_busy_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.mainBusyMsPerS))

@@ -119,6 +119,12 @@ extension BenchmarkPlan {
                       "\(flag): a varied policy needs two or more distinct values")
             for value in variation.values { try check(try variation.dimension.canonical(value) == value, "\(flag): '\(value)' is not canonical") }
         }
+        // A dimension whose values cannot differ would report noise as an effect.
+        let varied = Set(variations.map(\.dimension.rawValue))
+        try check(!varied.contains("disk_read") || s.diskCacheDirectory != nil, "--disk-read: a list changes nothing without --disk-cache")
+        for (column, flag) in [("filter", "--filter"), ("decode_concurrency", "--decode-concurrency")] where varied.contains(column) {
+            try check(s.decodes, "\(flag): a list changes nothing with --no-decode")
+        }
         try checkFormats()
         for limit in concurrencies { try R.check(limit, in: R.concurrency, "--concurrency") }
         try R.check(repeats, in: R.repeats, "--repeat")

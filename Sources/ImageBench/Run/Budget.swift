@@ -22,6 +22,9 @@ public struct Budget: Sendable, Equatable, Codable {
     public var spentSeconds = 0.0
     /// Why the race ended: "decided", "budget", "looks", "stopped" (empty before it ran).
     public var ended = ""
+    /// What a round of the two quickest cells took in the first round (warm-ups included): the
+    /// least a further round costs.
+    public var pairSeconds = 0.0
 
     public init(seconds: Double) { self.seconds = seconds }
 

@@ -16,6 +16,7 @@ enum BudgetRace {
         // fewest a comparison needs), plus the look after the first round. Fixed here, before any
         // look, so the split of the error rate cannot depend on what the looks saw.
         let pair = cellSeconds.values.sorted().prefix(2).reduce(0, +)
+        budget.pairSeconds = pair
         budget.looks = 1 + (pair > 0 ? min(99, Int(max(0, deadline - now()) / pair)) : 0)
         budget.rounds = 1
         for look in 1...budget.looks {

@@ -36,31 +36,10 @@ struct RunTally {
     /// The rests of the scroll and how long the screen took to settle in each.
     var settle = SettleTracker()
 
-    /// The settle samples, at the run's end: the user's own, and the crowd's.
-    mutating func recordSettle() {
-        for sample in settle.samples {
-            distributions.settle.record(nanoseconds: sample.nanoseconds)
-            crowd?.all.settle.record(nanoseconds: sample.nanoseconds)
-        }
-        distributions.settleSamples = settle.samples
-        crowd?.all.settleSamples += settle.samples
-    }
-
     /// Previews decoded and shown (`--progressive`).
     var previews = PreviewTally()
     /// Bytes reused from cancelled transfers (`--resume`).
     var resumes = ResumeTally()
-
-    /// Time to first image of a displayed request: its preview's frame or its image's.
-    mutating func recordFirstImage(nanoseconds: UInt64) {
-        guard let crowd else { return distributions.firstImage.record(nanoseconds: nanoseconds) }
-        crowd.all.firstImage.record(nanoseconds: nanoseconds)
-    }
-
-    mutating func recordReady(nanoseconds: UInt64) {
-        guard let crowd else { return distributions.ready.record(nanoseconds: nanoseconds) }
-        crowd.all.ready.record(nanoseconds: nanoseconds)
-    }
 
     /// The run's second by second; offsets from `origin`, the first vsync (monotonic ns).
     var timeline = Timeline()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Splits an argument string the way a POSIX shell would for plain words, 'single' and "double"
 /// quotes and backslash escapes (no expansion), so `--candidate-args "--inject 'latency=+25%'"` works.
 public enum ShellWords {
@@ -29,5 +31,15 @@ public enum ShellWords {
         guard quote == nil, !escaped else { throw ParseError(description: "unbalanced quote or trailing backslash in '\(text)'") }
         if inWord { words.append(word) }
         return words
+    }
+
+    /// `word` as a shell reads it back: as it is when it holds only safe characters, else in
+    /// single quotes (a quote inside closed, escaped and reopened).
+    public static func quoted(_ word: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/=+%@×")
+        guard !word.isEmpty, !word.contains(where: { !safe.contains($0) }) else {
+            return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        return word
     }
 }

@@ -16,8 +16,19 @@ enum BudgetText {
         default: "the looks fixed after the first round were used"
         }
         return "--budget " + duration(budget.seconds) + ": spent " + duration(budget.spentSeconds) + " on \(budget.rounds) round\(budget.rounds == 1 ? "" : "s") ("
-            + raced + "); ended because " + why + ". Every interval and test here is at " + Confidence.label
-            + " (5% split over the \(budget.looks) look\(budget.looks == 1 ? "" : "s") the budget could hold, so stopping on what they saw keeps the 5%)."
+            + raced + "); ended because " + why + ". " + level(budget) + more(budget)
+    }
+
+    static func level(_ budget: Budget) -> String {
+        budget.looks == 1 ? "Every interval and test here is at \(Confidence.label) (one look: no round after the first fitted in the budget)."
+            : "Every interval and test here is at \(Confidence.label) (5% split over the \(budget.looks) looks the budget could hold, so stopping on what they saw keeps the 5%)."
+    }
+
+    /// Where the first round used the budget up: what room for three more rounds of two cells would take.
+    static func more(_ budget: Budget) -> String {
+        guard budget.ended == "budget", budget.rounds == 1, budget.pairSeconds > 0 else { return "" }
+        let minutes = Int(((budget.spentSeconds + 3 * budget.pairSeconds) / 60).rounded(.up))
+        return " The first round took \(duration(budget.spentSeconds)); --budget \(minutes)m leaves room for three more rounds of two cells."
     }
 
     /// "3 min", "2 min 51 s", "45 s".

@@ -66,9 +66,13 @@ struct RestComparison: Sendable, Equatable {
 
     /// `a` against `b`, rest by rest (each rest's mean over repeats); nil without shared rests.
     init?(_ a: SegmentMeans, _ b: SegmentMeans) {
-        func byRest(_ means: SegmentMeans) -> [Int: Double] {
+        // Each rest's mean over the repeats, and the variance of that mean where three or more
+        // repeats measure it (else nil).
+        func byRest(_ means: SegmentMeans) -> [Int: (mean: Double, variance: Double?)] {
             Dictionary(grouping: means.means, by: \.key.segment).mapValues { values in
-                values.reduce(0) { $0 + $1.value } / Double(values.count)
+                let xs = values.map(\.value), mean = xs.reduce(0, +) / Double(xs.count)
+                guard xs.count >= 3 else { return (mean, nil) }
+                return (mean, xs.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(xs.count - 1) / Double(xs.count))
             }
         }
         let (mine, theirs) = (byRest(a), byRest(b))
@@ -76,8 +80,11 @@ struct RestComparison: Sendable, Equatable {
         guard !shared.isEmpty else { return nil }
         var (longer, shorter) = (0, 0)
         for rest in shared {
-            let (x, y) = (mine[rest]!, theirs[rest]!)
-            guard abs(x - y) > Self.floor(x, y) else { continue }
+            let (x, y) = (mine[rest]!.mean, theirs[rest]!.mean)
+            // Where repeats show a rest noisier than the floor assumes (a run slower throughout,
+            // a host busy with other work), three standard errors of the difference instead.
+            let measured = mine[rest]!.variance.flatMap { v in theirs[rest]!.variance.map { 3 * (v + $0).squareRoot() } } ?? 0
+            guard abs(x - y) > max(Self.floor(x, y), measured) else { continue }
             if x > y { longer += 1 } else { shorter += 1 }
         }
         (self.longer, self.shorter, rests) = (longer, shorter, shared.count)
@@ -86,8 +93,12 @@ struct RestComparison: Sendable, Equatable {
 
     /// The two-sided p of a tally as lopsided as `longer` − `shorter` over `rests` rests when each
     /// rest independently passes the floor longer with chance `q`, shorter with chance `q`, and
-    /// stays within it otherwise (a trinomial; the sign test is the case q = ½). The larger `q`,
-    /// the larger p: a `q` above the true chance errs towards "undecided". Exact up to 400 rests,
+    /// stays within it otherwise (a trinomial; the sign test is the case q = ½). Where it decides
+    /// (p < 5%, up to 30 rests, checked against q from 0.01 to 0.2), a larger `q` gives a larger p:
+    /// a `q` above the true chance errs towards "undecided". It takes rests as independent: a run
+    /// slower throughout by more than the floor would pass it at every rest, so with three or more
+    /// repeats the floor widens to what they show; with fewer it rests on the run-to-run noise
+    /// measured here (1–2% a rest, `floor`), and on the overloaded-host check that unranks a cell. Exact up to 400 rests,
     /// then the normal approximation (the difference has variance 2q per rest).
     static func floorTest(longer: Int, shorter: Int, rests n: Int, q: Double = chanceBeyondFloor) -> Double {
         let d = abs(longer - shorter)

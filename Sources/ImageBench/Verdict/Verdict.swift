@@ -145,8 +145,8 @@ public struct Verdict: Sendable {
     }
 
     /// `cell` is slower than `reference` beyond noise: its paired interval lies above zero, or,
-    /// ranked by wait at rest, it waited longer at more rests beyond chance (the sign test over
-    /// rests, `RestComparison`) while the interval does not say it is faster.
+    /// ranked by wait at rest, it waited longer at more rests beyond chance (the rest test,
+    /// `RestComparison`) while the interval does not say it is faster.
     static func shownSlower(_ cell: Cell, than reference: Cell) -> Bool {
         guard let difference = cell.ranking.difference(from: reference.ranking) else { return false }
         if difference.low > 0 { return true }
@@ -199,8 +199,10 @@ public struct Verdict: Sendable {
                     cpuPerImage: summaries.map { $0.cpuUserS + $0.cpuSysS }.reduce(0, +) / displayed,
                     achievedPeak: summaries.map(\.achievedConcurrencyPeak).max() ?? 0, transport: summaries[0].transport)
         cell.runs = summaries.count
-        cell.bytesPerRun = summaries.map { Double($0.bytesDownloaded) / Double(max(1, $0.displayed)) }
-        cell.cpuPerRun = summaries.map { ($0.cpuUserS + $0.cpuSysS) / Double(max(1, $0.displayed)) }
+        // A run that showed nothing has no cost per shown image (its total is no such cost).
+        let shown = summaries.filter { $0.displayed > 0 }
+        cell.bytesPerRun = shown.map { Double($0.bytesDownloaded) / Double($0.displayed) }
+        cell.cpuPerRun = shown.map { ($0.cpuUserS + $0.cpuSysS) / Double($0.displayed) }
         cell.variant = runs[0].cell.variant.suffix
         cell.decodeMsPerMp = RepeatStatistics.median(of: summaries.map(\.decodeMsPerMpP50))
         return cell

@@ -52,7 +52,10 @@ extension Verdict {
                 .filter { !shownSlower($0, than: ranked[0]) }
             // What is decided: the cells slower than the leader and than every open one alike.
             let contenders = [best] + open
-            let beaten = ranked.filter { cell in !contenders.contains { $0.name == cell.name } && contenders.allSatisfy { shownSlower(cell, than: $0) } }
+            // Not a cell tied with the leader: slower beyond noise, perhaps, but not by more than a tie allows.
+            let beaten = ranked.filter { cell in
+                !contenders.contains { $0.name == cell.name } && !tied.contains { $0.name == cell.name } && contenders.allSatisfy { shownSlower(cell, than: $0) }
+            }
             let beat = beaten.isEmpty ? "" : "; \(contenders.count == 2 ? "both" : "each") \(contenders.count == 1 ? "beats" : "beat") \(list(beaten.map(\.name))) beyond noise"
             return "Undecided: \(at) leads (\(numbers)), but \(list(open.map(\.name))) \(open.count == 1 ? "is" : "are") "
                 + "not shown slower beyond noise\(beat)."
@@ -112,8 +115,8 @@ extension Verdict {
         guard difference.runNoiseShare < 0.5 else {
             return (min(best.runs, other.runs) < 3 ? "--repeat 3" : "--repeat \(2 * max(best.runs, other.runs))") + " narrows it"
         }
-        return String(format: "repeats would not narrow it (%.0f%% of its width is how the difference varies over the trace, which a repeat "
-                      + "reproduces), a longer trace would: %@", 100 * (1 - difference.runNoiseShare), FewRests.command(plan))
+        return String(format: "repeats would not narrow it (%.0f%% of its variance is how the difference varies over the trace, which a repeat "
+                      + "reproduces), more trace would: %@", 100 * (1 - difference.runNoiseShare), FewRests.command(plan))
     }
 
     /// The one of two cells with the smaller mean: the reference a tie's margin is taken from.

@@ -34,13 +34,34 @@ extension RunOptions {
                         index += 1
                     }
                 }
-            } else if name.hasPrefix("no-"), let flag = RunFlag.named(String(name.dropFirst(3))), let inverted = flag.inverted, inline == nil {
+            } else if name.hasPrefix("no-"), let flag = RunFlag.named(String(name.dropFirst(3))) {
+                guard let inverted = flag.inverted else {
+                    throw PlanError("\(flag) has no --no- form: leave it out to keep it off")
+                }
+                guard inline == nil else { throw PlanError("--\(name) takes no value (got '\(word)')") }
                 add(flag.name, inverted)
             } else {
                 let suggestion = RunFlag.closest(to: name).map { " Did you mean '--\($0)'?" } ?? ""
                 throw PlanError("Unknown option '--\(name)'.\(suggestion)")
             }
         }
+    }
+}
+
+extension RunOptions {
+    /// Whether run's words ask for its help: `--help` or `-h` where a flag goes, not as the value
+    /// of one (`--out -h` is a directory named -h).
+    public static func asksForHelp(_ words: [String]) -> Bool {
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if word == "--help" || word == "-h" { return true }
+            guard word.hasPrefix("--"), !word.contains("="), let flag = RunFlag.named(String(word.dropFirst(2))), flag.kind != .flag else { continue }
+            // An option's value is skipped; a bare `--coalesce` before another flag has none.
+            if flag.bare == nil || (index < words.count && !words[index].hasPrefix("-")) { index += 1 }
+        }
+        return false
     }
 }
 
