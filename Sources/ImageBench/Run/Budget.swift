@@ -28,6 +28,17 @@ public struct Budget: Sendable, Equatable, Codable {
 
     public init(seconds: Double) { self.seconds = seconds }
 
+    /// Only the seconds are needed: a plan written before a field was added, or by hand, still reads.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        seconds = try container.decode(Double.self, forKey: .seconds)
+        looks = try container.decodeIfPresent(Int.self, forKey: .looks) ?? 1
+        rounds = try container.decodeIfPresent(Int.self, forKey: .rounds) ?? 0
+        spentSeconds = try container.decodeIfPresent(Double.self, forKey: .spentSeconds) ?? 0
+        ended = try container.decodeIfPresent(String.self, forKey: .ended) ?? ""
+        pairSeconds = try container.decodeIfPresent(Double.self, forKey: .pairSeconds) ?? 0
+    }
+
     /// The error rate of each look's intervals and tests.
     public var alpha: Double { 0.05 / Double(max(1, looks)) }
 }

@@ -29,6 +29,9 @@ struct BudgetTests {
         #expect(refusal(["--budget", "soon"]).contains("is not a duration"))
         #expect(refusal(["--budget", "1m", "--repeat", "3"]) == "--budget decides how many rounds each cell runs: drop --repeat")
         #expect(refusal(["--budget", "1m", "--clients", "2"]).contains("it is a load test: drop --budget"))
+        // A plan's budget read back with only its seconds (written before a field was added, or by hand).
+        let bare = try JSONDecoder().decode(Budget.self, from: Data(#"{"seconds": 120}"#.utf8))
+        #expect(bare == Budget(seconds: 120) && bare.looks == 1 && bare.ended.isEmpty)
         // Round r scrolls session r − 1's trace; without a budget every repeat scrolls the first.
         #expect(plan.trace(ofRepetition: 3) == 2 && BenchmarkPlan(settings: RunSettings(), strategies: [.gcd], concurrencies: [1]).trace(ofRepetition: 3) == 0)
     }
