@@ -20,7 +20,8 @@ public struct Budget: Sendable, Equatable, Codable {
     /// Rounds run (the first included) and the wall time they took, from the run's start.
     public var rounds = 0
     public var spentSeconds = 0.0
-    /// Why the race ended: "decided", "budget", "looks", "stopped" (empty before it ran).
+    /// Why the race ended: "decided", "unranked" (no cell could be ranked), "budget", "looks",
+    /// "stopped" (empty before it ran).
     public var ended = ""
     /// What a round of the two quickest cells took in the first round (warm-ups included): the
     /// least a further round costs.

@@ -23,7 +23,8 @@ enum BudgetRace {
             let open = Confidence.$alpha.withValue(budget.alpha) { contenders(results, traceFrames: traceFrames, plan: plan) }
             guard let open, look < budget.looks else {
                 // Open at the last look: with one look, the budget never had room for a second round.
-                budget.ended = open == nil ? "decided" : budget.looks == 1 ? "budget" : "looks"
+                let ranked = results.contains { CellValidity([$0.summary]).isValid }
+                budget.ended = open == nil ? (ranked ? "decided" : "unranked") : budget.looks == 1 ? "budget" : "looks"
                 break
             }
             let cost = open.reduce(0) { $0 + (cellSeconds[$1.name] ?? 0) }

@@ -11,6 +11,7 @@ enum BudgetText {
             + again.map { "\($0.key) \($0.value) rounds" }.joined(separator: ", ")
         let why = switch budget.ended {
         case "decided": "everything the verdict compares was decided"
+        case "unranked": "no cell could be ranked, so there was nothing to race"
         case "budget": "the next round would have passed the budget"
         case "stopped": "it was stopped"
         default: "the looks fixed after the first round were used"

@@ -118,6 +118,7 @@ public struct Verdict: Sendable {
             knee = nil
             let reasons = cells.map { "\($0.name): \($0.validity)" }.joined(separator: "; ")
             lines = ["Verdict: could not measure: no cell can be ranked (\(reasons))."]
+                + (plan?.budget.flatMap { BudgetText.line($0, results: results) }.map { [$0] } ?? [])
             return
         }
         // Equivalent to the fastest within the margin: the same, as far as this run can tell; the cheapest wins.

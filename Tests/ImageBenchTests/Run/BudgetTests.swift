@@ -95,7 +95,8 @@ extension BudgetTests {
         #expect(run.output.contains("--budget 15 s: spent "), "\(run.output)")
         let plan = try RecordedPlan.read(directory: out)
         let budget = try #require(plan.budget)
-        #expect(budget.seconds == 15 && budget.rounds >= 1 && budget.looks >= 1 && ["decided", "budget", "looks"].contains(budget.ended), "\(budget)")
+        // A busy host (ThreadSanitizer) can leave no cell ranked: then there is nothing to race, and it says so.
+        #expect(budget.seconds == 15 && budget.rounds >= 1 && budget.looks >= 1 && ["decided", "unranked", "budget", "looks"].contains(budget.ended), "\(budget)")
         // Every round's runs are in summary.csv, round r as repeat r; the report written again says the same.
         let rows = try CSVTable.parse(String(contentsOfFile: out + "/summary.csv", encoding: .utf8))
         let repeats = rows.dropFirst().compactMap { $0[rows[0].firstIndex(of: "repeat")!] }.compactMap(Int.init)
