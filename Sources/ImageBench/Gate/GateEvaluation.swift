@@ -124,7 +124,7 @@ public struct GateEvaluation: Sendable {
     public var verdictLine: String {
         let regressions = checks.filter { $0.status == .regression }
         if regressions.isEmpty {
-            return "PASS: \(checks.count) checks, no regression" + (checks.contains { $0.status == .noise }
+            return "PASS: \(checks.count) check\(checks.count == 1 ? "" : "s"), no regression" + (checks.contains { $0.status == .noise }
                 ? " (changes beyond a threshold but within noise are marked NOISE)" : "")
         }
         return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell)" }.joined(separator: ", ")
