@@ -102,11 +102,12 @@ struct GateTests {
     func exitCodes() throws {
         let baseline = try Self.directory(p95: [100, 102, 98, 101, 99], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         let slower = try Self.directory(p95: [130, 128, 133, 131, 129], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
-        defer { for url in [baseline, slower] { try? FileManager.default.removeItem(at: url) } }
+        let reports = try Fixtures.temporaryDirectory("gate-out")
+        defer { for url in [baseline, slower, reports] { try? FileManager.default.removeItem(at: url) } }
         func gate(_ arguments: [String]) throws -> (Int32, String) {
             let process = Process()
             process.executableURL = Fixtures.executable
-            process.arguments = ["gate"] + arguments
+            process.arguments = ["gate"] + arguments + ["--out", reports.path]
             let errors = Pipe()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errors
@@ -121,7 +122,10 @@ struct GateTests {
         let allowed = ["--allow-config-change"]
         #expect(try gate(allowed + ["--baseline", baseline.path, "--current", baseline.path, "--threshold", "latency_p95_ms +10%"]).0 == 0)
         #expect(try gate(allowed + ["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p95_ms +10%"]).0 == 1)
-        #expect(FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.md").path))
+        // The report goes under --out, never into the directory being judged.
+        #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("gate.md").path))
+        #expect(!FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.md").path)
+                && !FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.json").path))
         let (status, message) = try gate(["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p59_ms +10%"])
         #expect(status == 64)
         #expect(message.contains("latency_p59_ms") && message.contains("latency_p95_ms"))
