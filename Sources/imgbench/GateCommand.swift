@@ -123,6 +123,10 @@ struct GateCommand: ParsableCommand {
         guard !evaluation.checks.isEmpty else {
             throw CommandFailure("no threshold applies to a strategy × concurrency cell both sides have")
         }
+        guard evaluation.unevaluated.isEmpty else {
+            throw CommandFailure("cannot check " + evaluation.unevaluated.joined(separator: "; ")
+                + " (record the baseline again with this imgbench, or drop the threshold)")
+        }
         print(evaluation.text)
         try CommandFailure.catching("cannot write gate.md/gate.json to \(workspace.path)") {
             try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)

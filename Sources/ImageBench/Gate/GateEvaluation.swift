@@ -83,7 +83,18 @@ public struct GateEvaluation: Sendable {
         }
         self.checks = checks
         unmatched = Set(baseline.cells.map(\.key)).symmetricDifference(current.cells.map(\.key)).sorted()
+        // A threshold no cell could check: its metric is missing on a side (a baseline recorded
+        // before the metric existed). Said, never dropped: a gate that checks less than it was
+        // asked to would pass for the wrong reason.
+        unevaluated = thresholds.filter { threshold in !checks.contains { $0.threshold.description == threshold.description } }.map { threshold in
+            let has = { (directory: ResultsDirectory) in directory.header.contains(threshold.metric) }
+            let side = !has(current) ? "the current runs" : !has(baseline) ? "the baseline" : "every cell both sides share"
+            return "'\(threshold.description)': \(threshold.metric) is missing from \(side)"
+        }
     }
+
+    /// Thresholds that no cell could check, each with why.
+    public let unevaluated: [String]
 
     /// The cells that regressed, as (strategy, concurrency), for a confirming re-run.
     public var regressedCells: [(strategy: String, concurrency: String)] {

@@ -305,3 +305,30 @@ struct FaultInjectionTests {
         }
     }
 }
+
+extension GateTests {
+    @Test("a threshold whose metric a side lacks is said, never dropped: a baseline recorded before placeholder time existed")
+    func missingMetric() throws {
+        let baseline = try Self.directory(p95: [100, 102, 98, 101, 99], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        let current = try Self.directory(p95: [100, 101, 99, 100, 98], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        defer { for url in [baseline, current] { try? FileManager.default.removeItem(at: url) } }
+        // The baseline as an older imgbench wrote it: no placeholder_mean_ms column.
+        let file = baseline.appendingPathComponent("summary.csv")
+        let rows = CSVTable.parse(try String(contentsOf: file, encoding: .utf8))
+        let dropped = try #require(rows[0].firstIndex(of: "placeholder_mean_ms"))
+        var table = CSVTable(header: rows[0].enumerated().filter { $0.offset != dropped }.map(\.element))
+        for row in rows.dropFirst() { table.append(row.enumerated().filter { $0.offset != dropped }.map(\.element)) }
+        try table.rendered.write(to: file, atomically: true, encoding: .utf8)
+        let rules = [try Threshold(parsing: "latency_p95_ms +10%"), try Threshold(parsing: "placeholder_mean_ms +5%")]
+        let evaluation = GateEvaluation(baseline: try ResultsDirectory(path: baseline.path), current: try ResultsDirectory(path: current.path), thresholds: rules)
+        #expect(evaluation.checks.count == 1 && evaluation.unevaluated == ["'placeholder_mean_ms +5%': placeholder_mean_ms is missing from the baseline"],
+                "\(evaluation.unevaluated)")
+        // Through the binary: exit 2 naming it, no PASS.
+        let out = try Fixtures.temporaryDirectory("gate-missing")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let run = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--current", current.path, "--allow-config-change",
+                                         "--threshold", "latency_p95_ms +10%", "--threshold", "placeholder_mean_ms +5%", "--out", out.path])
+        #expect(run.status == 2 && run.output.contains("cannot check 'placeholder_mean_ms +5%': placeholder_mean_ms is missing from the baseline")
+                && !run.output.contains("PASS"), "\(run.output)")
+    }
+}
