@@ -132,13 +132,27 @@ public struct GateEvaluation: Sendable {
         confirmedByRerun ? " Cells that failed were run again; a regression counts only if the re-run regressed too (else NOT CONFIRMED)." : ""
     }
 
+    /// Checks of a change (not a limit) that no test could judge: too few runs a side for
+    /// Mann–Whitney ever to reach α, so the threshold alone decided.
+    public var untested: [GateCheck] {
+        checks.filter { check in
+            if case .limit = check.threshold.rule { return false }
+            return check.pValue == nil
+        }
+    }
+
     public var verdictLine: String {
         let regressions = checks.filter { $0.status == .regression }
+        let needed = MannWhitney.runsNeeded(alpha: alpha)
+        // Said on the last line, where a reader stops: a pass no test could have failed is weaker.
+        let untestedNote = untested.isEmpty ? "" : "; \(untested.count) of the \(checks.count) could not be tested against noise "
+            + "(\(untested.map(\.baselineRuns).min() ?? 0) baseline and \(untested.map(\.currentRuns).min() ?? 0) current runs a cell; a test needs \(needed) a side), "
+            + "so their thresholds alone decided"
         if regressions.isEmpty {
             return "PASS: \(checks.count) check\(checks.count == 1 ? "" : "s"), no regression" + (checks.contains { $0.status == .noise }
-                ? " (changes beyond a threshold but within noise are marked NOISE)" : "")
+                ? " (changes beyond a threshold but within noise are marked NOISE)" : "") + untestedNote
         }
-        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell)" }.joined(separator: ", ")
+        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell)" }.joined(separator: ", ") + untestedNote
     }
 
     /// The verdict table for a terminal.
@@ -176,6 +190,7 @@ public struct GateEvaluation: Sendable {
             "test": "Mann-Whitney U, two-sided (exact without ties, normal approximation with tie correction otherwise)",
             "unmatched_cells": unmatched,
             "confirmed_by_rerun": confirmedByRerun,
+            "untested_checks": untested.count,
             "checks": checks.map { check in
                 [
                     "cell": check.cell, "strategy": check.strategy, "concurrency": check.concurrency,

@@ -332,3 +332,24 @@ extension GateTests {
                 && !run.output.contains("PASS"), "\(run.output)")
     }
 }
+
+extension GateTests {
+    @Test("a gate whose checks could not be tested says so on its last line and in gate.json; a run with too few repeats for it warns")
+    func untested() throws {
+        let baseline = try Self.directory(p95: [100, 102, 98], hitRates: [0.5, 0.5, 0.5])
+        let current = try Self.directory(p95: [101, 100, 99, 100, 102], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        defer { for url in [baseline, current] { try? FileManager.default.removeItem(at: url) } }
+        let rules = [try Threshold(parsing: "latency_p95_ms +10%"), try Threshold(parsing: "errors <= 0")]
+        let evaluation = GateEvaluation(baseline: try ResultsDirectory(path: baseline.path), current: try ResultsDirectory(path: current.path), thresholds: rules)
+        // The limit needs no test; the change could not have one.
+        #expect(evaluation.untested.count == 1 && evaluation.verdictLine == "PASS: 2 checks, no regression; 1 of the 2 could not be tested against noise "
+                + "(3 baseline and 5 current runs a cell; a test needs 4 a side), so their thresholds alone decided", "\(evaluation.verdictLine)")
+        let json = try JSONSerialization.jsonObject(with: Data(try evaluation.json().utf8)) as? [String: Any]
+        #expect(json?["untested_checks"] as? Int == 1)
+        var options = RunOptions()
+        options["repeat"] = "3"
+        #expect(options.notes.contains { $0.hasPrefix("--repeat 3: as a gate's baseline these runs cannot show a change beyond noise") }, "\(options.notes)")
+        options["repeat"] = "5"
+        #expect(options.notes.isEmpty)
+    }
+}
