@@ -225,6 +225,8 @@ extension ChildProcessRuns {
                 let pass = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--threshold", "rows_visited -0",
                                               "--threshold", "errors <= 0", "--out", fresh.path])
                 #expect(pass.status == 0, "\(pass.output)")
+                // The fresh runs are not a silent wait: each finished one is said as it finishes.
+                #expect(pass.output.contains("current [4/4] threads ×2 #4: done in "), "\(pass.output)")
                 #expect(try ResultsDirectory(path: fresh.appendingPathComponent("current").path).runs.count == 4)
                 let passJSON = try Self.json(fresh.appendingPathComponent("gate.json"))
                 #expect(passJSON["verdict"] as? String == "pass" && (passJSON["checks"] as? [Any])?.count == 2)
