@@ -355,3 +355,15 @@ extension GateTests {
         #expect(options.notes.isEmpty)
     }
 }
+
+extension GateTests {
+    @Test("a file that cannot be written is named with the operating system's reason, not Foundation's error number")
+    func unwritable() throws {
+        let baseline = try Self.directory(p95: [100, 102, 98, 101], hitRates: [0.5, 0.5, 0.5, 0.5])
+        defer { try? FileManager.default.removeItem(at: baseline) }
+        let run = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--current", baseline.path, "--allow-config-change",
+                                         "--threshold", "latency_p95_ms +10%", "--out", "/dev/null/gate"])
+        #expect(run.status == 2 && run.output.contains("/dev/null/gate") && run.output.contains("Not a directory")
+                && !run.output.contains("NSCocoaErrorDomain"), "\(run.output)")
+    }
+}
