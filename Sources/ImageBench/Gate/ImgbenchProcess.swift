@@ -43,7 +43,9 @@ public struct ImgbenchProcess: Sendable, Equatable {
             try process.run()
             // Read to the end on this thread: everything into the log, finished runs to `progress`.
             var pending = Data()
-            while case let chunk = pipe.fileHandleForReading.availableData, !chunk.isEmpty {
+            while true {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
                 output.write(chunk)
                 pending.append(chunk)
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
