@@ -13,12 +13,17 @@ struct CommandFailure: Error {
         self.status = status
     }
 
-    /// An error in words: a failure's own message; Foundation's file errors as their localized
-    /// text; imgbench's own errors describe themselves.
+    /// An error in words: a failure's own message; Foundation's file errors as the path and the
+    /// operating system's reason ("/dev/null/x: Not a directory", not "NSCocoaErrorDomain error
+    /// 512", which is all corelibs Foundation's text says); imgbench's own errors describe themselves.
     static func reason(_ error: any Error) -> String {
         if let failure = error as? CommandFailure { return failure.message }
         if let validation = error as? ValidationError { return validation.message }
-        return error is CocoaError ? error.localizedDescription : "\(error)"
+        guard let cocoa = error as? CocoaError else { return "\(error)" }
+        let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError
+        let why = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
+            ?? cocoa.localizedDescription
+        return (cocoa.filePath ?? cocoa.url?.path).map { "\($0): \(why)" } ?? why
     }
 
     /// `body`'s result, or its error as a failure whose line is `context: error` (the error alone

@@ -17,8 +17,14 @@ struct CorpusCommand: ParsableCommand {
     @Option(help: "Seed (the same seed gives the same bytes as a run with that seed).")
     var seed: UInt64 = 1
 
-    @Option(name: .customLong("base-url"), help: "Where the folder will be served, for the manifests' URLs.")
-    var baseURL = "http://127.0.0.1:8080"
+    @Option(name: .customLong("base-url"), help: "Where the folder will be served, for the manifests' URLs (default: \(Self.defaultBaseURL)).")
+    var baseURLGiven: String?
+
+    @Flag(help: "Write into an --out folder that already holds files: the corpus's own files (img/<id>.<ext>, manifest*) are replaced and stale ones removed; nothing else is touched.")
+    var force = false
+
+    static let defaultBaseURL = "http://127.0.0.1:8080"
+    var baseURL: String { baseURLGiven ?? Self.defaultBaseURL }
 
     @Flag(name: .customLong("no-corpus-cache"), help: "Generate the images afresh instead of loading them from the corpus cache (~/.cache/imgbench).")
     var noCorpusCache = false
@@ -44,14 +50,32 @@ struct CorpusCommand: ParsableCommand {
         let corpora = formats.map { format in
             (format, ImageCorpus.generate(count: images, seed: seed, format: format, cache: noCorpusCache ? nil : .standard()))
         }
-        let written = try CommandFailure.catching("cannot write to \(out)") {
-            try CorpusExport.write(corpora, to: URL(fileURLWithPath: out), baseURL: baseURL)
+        // Claimed as run's --out is: a folder holding files is refused without --force.
+        let directory = URL(fileURLWithPath: out)
+        let claim: OutputClaim
+        do {
+            claim = try OutputClaim.claim(directory, force: force)
+        } catch {
+            throw CommandFailure(error.description, status: error.usage ? 64 : 2)
         }
+        var done = false
+        defer { claim.release(wroteResults: done) }
+        let written = try CommandFailure.catching("cannot write to \(out)") {
+            let written = try CorpusExport.write(corpora, to: directory, baseURL: baseURL)
+            // A corpus written again with fewer images or other formats leaves none of the old behind.
+            try CorpusExport.removeStale(in: directory, keeping: corpora)
+            return written
+        }
+        done = true
         for (format, corpus) in corpora where formats.count > 1 {
             print("\(format): \(corpus.images.count) images, \(corpus.totalBytes / 1024) kB, manifest-\(format).json")
         }
         print("Wrote \(written.files) images (\(written.bytes / 1024) kB) and manifest.json, manifest.csv to \(out)/ "
               + "(URLs under \(baseURL))")
+        if baseURLGiven == nil {
+            print("The manifests' URLs point at \(baseURL), the default: serve the folder there "
+                  + "(imgbench serve --corpus \(out) --port 8080), or write them for your server with --base-url http://HOST:PORT.")
+        }
     }
 
     /// `--formats`, or `--jpeg-only` (which names one format itself).

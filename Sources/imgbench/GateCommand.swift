@@ -66,7 +66,7 @@ struct GateCommand: ParsableCommand {
           help: "Compare even when the two sides ran different configurations (the differences are printed).")
     var allowConfigChange = false
 
-    @Option(help: "Where to write gate.md, gate.json and fresh runs (default: --current, else imgbench-results/gate-<timestamp>).")
+    @Option(help: "Where to write gate.md, gate.json and fresh runs (default: imgbench-results/gate-<timestamp>; never into --current).")
     var out: String?
 
     func validate() throws {
@@ -96,7 +96,8 @@ struct GateCommand: ParsableCommand {
         if updateBaseline { return try refreshBaseline(announce: announce) }
         let rules = try parsedThresholds()
         let (a, b) = try sides()
-        let workspace = URL(fileURLWithPath: out ?? current ?? "imgbench-results/gate-\(Timestamp.now())")
+        // Never into --current: it is a results directory being judged (perhaps a committed baseline).
+        let workspace = URL(fileURLWithPath: out ?? "imgbench-results/gate-\(Timestamp.now())")
         // Read once: the like-with-like check and the fresh runs both need it.
         let basePlan = try current == nil ? RecordedPlan.read(baseline) : nil
         try checkLikeWithLike(base: basePlan, a: a, b: b)
@@ -121,6 +122,10 @@ struct GateCommand: ParsableCommand {
         }
         guard !evaluation.checks.isEmpty else {
             throw CommandFailure("no threshold applies to a strategy × concurrency cell both sides have")
+        }
+        guard evaluation.unevaluated.isEmpty else {
+            throw CommandFailure("cannot check " + evaluation.unevaluated.joined(separator: "; ")
+                + " (record the baseline again with this imgbench, or drop the threshold)")
         }
         print(evaluation.text)
         try CommandFailure.catching("cannot write gate.md/gate.json to \(workspace.path)") {

@@ -8,7 +8,7 @@ import ImageBench
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Write a results directory's report.md again from its data.")
+        abstract: "Write a results directory's report.md and report.html again from its data files.")
 
     @Argument(help: "The results directory.")
     var directory: String
@@ -22,7 +22,8 @@ struct ReportCommand: ParsableCommand {
         let target = URL(fileURLWithPath: out ?? directory)
         try CommandFailure.catching("cannot write to \(target.path)") {
             try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-            for writer in Reports.humanFacing { try writer.write(results, to: target) }
+            // At the run's own level (a --budget's split), as the run wrote them.
+            try results.atItsConfidence { for writer in Reports.humanFacing { try writer.write(results, to: target) } }
         }
         print("Wrote \(Reports.humanFacing.map(\.fileName).joined(separator: ", ")) to \(target.path)/")
     }

@@ -93,7 +93,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // The same comparison over the generated corpus's JPEGs (sizes and subsampling as a run
     // serves them): one iteration decodes all of them.
-    let corpus = try! ImageCorpus.generate(count: 120, seed: 1, jpegOnly: true)
+    let corpus = ImageCorpus.generate(count: 120, seed: 1, format: .only(.jpeg))
     Benchmark("Decode stage (straight to the 240×240 cell): 120 corpus JPEGs") { benchmark in
         for _ in benchmark.scaledIterations {
             for image in corpus.images {

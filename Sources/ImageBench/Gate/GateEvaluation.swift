@@ -83,7 +83,18 @@ public struct GateEvaluation: Sendable {
         }
         self.checks = checks
         unmatched = Set(baseline.cells.map(\.key)).symmetricDifference(current.cells.map(\.key)).sorted()
+        // A threshold no cell could check: its metric is missing on a side (a baseline recorded
+        // before the metric existed). Said, never dropped: a gate that checks less than it was
+        // asked to would pass for the wrong reason.
+        unevaluated = thresholds.filter { threshold in !checks.contains { $0.threshold.description == threshold.description } }.map { threshold in
+            let has = { (directory: ResultsDirectory) in directory.header.contains(threshold.metric) }
+            let side = !has(current) ? "the current runs" : !has(baseline) ? "the baseline" : "every cell both sides share"
+            return "'\(threshold.description)': \(threshold.metric) is missing from \(side)"
+        }
     }
+
+    /// Thresholds that no cell could check, each with why.
+    public let unevaluated: [String]
 
     /// The cells that regressed, as (strategy, concurrency), for a confirming re-run.
     public var regressedCells: [(strategy: String, concurrency: String)] {
@@ -121,13 +132,27 @@ public struct GateEvaluation: Sendable {
         confirmedByRerun ? " Cells that failed were run again; a regression counts only if the re-run regressed too (else NOT CONFIRMED)." : ""
     }
 
+    /// Checks of a change (not a limit) that no test could judge: too few runs a side for
+    /// Mann–Whitney ever to reach α, so the threshold alone decided.
+    public var untested: [GateCheck] {
+        checks.filter { check in
+            if case .limit = check.threshold.rule { return false }
+            return check.pValue == nil
+        }
+    }
+
     public var verdictLine: String {
         let regressions = checks.filter { $0.status == .regression }
+        let needed = MannWhitney.runsNeeded(alpha: alpha)
+        // Said on the last line, where a reader stops: a pass no test could have failed is weaker.
+        let untestedNote = untested.isEmpty ? "" : "; \(untested.count) of the \(checks.count) could not be tested against noise "
+            + "(\(untested.map(\.baselineRuns).min() ?? 0) baseline and \(untested.map(\.currentRuns).min() ?? 0) current runs a cell; a test needs \(needed) a side), "
+            + "so their thresholds alone decided"
         if regressions.isEmpty {
-            return "PASS: \(checks.count) checks, no regression" + (checks.contains { $0.status == .noise }
-                ? " (changes beyond a threshold but within noise are marked NOISE)" : "")
+            return "PASS: \(checks.count) check\(checks.count == 1 ? "" : "s"), no regression" + (checks.contains { $0.status == .noise }
+                ? " (changes beyond a threshold but within noise are marked NOISE)" : "") + untestedNote
         }
-        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell)" }.joined(separator: ", ")
+        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell)" }.joined(separator: ", ") + untestedNote
     }
 
     /// The verdict table for a terminal.
@@ -165,6 +190,7 @@ public struct GateEvaluation: Sendable {
             "test": "Mann-Whitney U, two-sided (exact without ties, normal approximation with tie correction otherwise)",
             "unmatched_cells": unmatched,
             "confirmed_by_rerun": confirmedByRerun,
+            "untested_checks": untested.count,
             "checks": checks.map { check in
                 [
                     "cell": check.cell, "strategy": check.strategy, "concurrency": check.concurrency,

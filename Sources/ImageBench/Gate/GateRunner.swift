@@ -46,7 +46,7 @@ public struct GateRunner: Sendable {
     public func run(_ side: Side, name: String, cells: Cells? = nil) throws(ImgbenchProcess.Failure) -> ResultsDirectory {
         announce("\(name): \(plan.repeats) repeat(s) of the baseline's configuration")
         return try side.process.run(plan(repeats: plan.repeats, cells: cells), extra: side.extraArguments,
-                                    into: workspace.appendingPathComponent(name))
+                                    into: workspace.appendingPathComponent(name)) { announce("\(name) \($0)") }
     }
 
     /// A B A B …: `rounds` rounds, one repeat per process, so drift on the machine (another job
@@ -60,7 +60,7 @@ public struct GateRunner: Sendable {
                 announce("\(prefix) round \(round)/\(rounds): \(label.uppercased())")
                 let directory = workspace.appendingPathComponent("\(prefix)-\(label)/round-\(round)")
                 runs[label, default: []].append(try side.process.run(plan(repeats: 1, cells: cells), extra: side.extraArguments,
-                                                                     into: directory))
+                                                                     into: directory) { announce("  \($0)") })
             }
         }
         return (try ResultsDirectory.combining(runs["a"] ?? [], into: workspace.appendingPathComponent("\(prefix)-a")),

@@ -21,11 +21,12 @@ public struct RunArguments: Sendable, Equatable {
 
     /// The whole child invocation: `run`, the plan, then `extra` (later flags win, so a side's
     /// own `--inject` or `--source` changes only that side), then the plan's matrix again (the
-    /// repeats and cells the gate chose win over a side's), quiet, into `directory`.
+    /// repeats and cells the gate chose win over a side's), into `directory`.
     public static func invocation(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL) -> [String] {
         let matrix = ["--repeat", String(plan.repeats), "--strategies", plan.strategies.map(\.rawValue).joined(separator: ","),
                       "--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")] + formatFlags(plan)
         // --force: the gate owns its workspace, and a re-run of the gate writes into it again.
-        return ["run"] + RunArguments(plan).words + extra + matrix + ["--quiet", "--force", "--out", directory.path]
+        // Not --quiet: the child's finished runs are the gate's progress (`ImgbenchProcess.run`).
+        return ["run"] + RunArguments(plan).words + extra + matrix + ["--force", "--out", directory.path]
     }
 }

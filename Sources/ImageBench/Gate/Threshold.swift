@@ -30,8 +30,12 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         let perSecond = PerSecondMetric.named(name)
         let measured = Metric.named(name).flatMap { $0.identifies ? nil : $0 }
         guard measured != nil || perSecond != nil else {
-            let valid = (Metric.catalog.filter { !$0.identifies }.map(\.name) + PerSecondMetric.names).sorted().joined(separator: ", ")
-            throw ParseError(description: "unknown metric '\(name)' in threshold '\(text)' (valid: \(valid))")
+            let names = Metric.catalog.filter { !$0.identifies }.map(\.name) + PerSecondMetric.names
+            // A near miss gets its name; otherwise the whole list, since nothing else would help.
+            if let guess = Spelling.closest(to: name, among: names) {
+                throw ParseError(description: "unknown metric '\(name)' in threshold '\(text)'. Did you mean '\(guess)'?")
+            }
+            throw ParseError(description: "unknown metric '\(name)' in threshold '\(text)' (valid: \(names.sorted().joined(separator: ", ")))")
         }
         guard perSecond == nil || parts.count == 3 else {
             throw ParseError(description: "threshold '\(text)': a per-second column takes a limit, like '\(name) < 50'")

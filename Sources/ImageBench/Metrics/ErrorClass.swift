@@ -13,6 +13,6 @@ public enum ErrorClass: String, Sendable, CaseIterable, Codable {
     case tooLarge = "too_large"
     /// Bytes that are not a decodable image: truncated, corrupt, not an image at all.
     case decode
-    /// A real image in a format or variant imgbench does not decode (GIF, WebP, 12-bit JPEG).
+    /// A real image in a variant imgbench does not decode (an animated WebP, a 12-bit or CMYK JPEG).
     case unsupported
 }

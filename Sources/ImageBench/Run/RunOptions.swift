@@ -80,10 +80,19 @@ public struct RunOptions: Sendable {
         return items
     }
 
-    /// What the options leave out without an error, to say before running: `--strategies all`
-    /// without `--transport multi` has no `events`.
+    /// What to say before running: what the options leave out without an error (`--strategies
+    /// all` without `--transport multi` has no `events`), and repeats too few for the gate's test.
     public var notes: [String] {
-        guard self["strategies"] == "all", self["transport"] != TransportKind.multi.rawValue else { return [] }
-        return ["--strategies all: events left out (it needs --transport multi: it has no thread to block on a download)"]
+        var notes: [String] = []
+        if self["strategies"] == "all", self["transport"] != TransportKind.multi.rawValue {
+            notes.append("--strategies all: events left out (it needs --transport multi: it has no thread to block on a download)")
+        }
+        // Repeats meant for statistics, too few for the gate's test: said before a baseline is made.
+        let needed = MannWhitney.runsNeeded(alpha: 0.05)
+        if let repeats = self["repeat"].flatMap(Int.init), (2..<needed).contains(repeats) {
+            notes.append("--repeat \(repeats): as a gate's baseline these runs cannot show a change beyond noise "
+                         + "(Mann–Whitney needs \(needed) runs a side at α = 0.05); the gate would judge by its thresholds alone")
+        }
+        return notes
     }
 }

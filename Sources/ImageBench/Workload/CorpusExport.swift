@@ -57,6 +57,26 @@ public enum CorpusExport {
         return Written(files: corpus.images.count, bytes: corpus.totalBytes)
     }
 
+    /// Removes what an earlier corpus left in `directory` that these corpora did not write: images
+    /// named as a corpus names them (`img/<id>.<ext>`) and manifests (`manifest*.json`, `.csv`).
+    /// Nothing else is touched: a folder may hold the user's own files beside a corpus.
+    public static func removeStale(in directory: URL, keeping corpora: [(format: CorpusFormat, corpus: ImageCorpus)]) throws {
+        let kept = Set(corpora.flatMap { $0.corpus.images.map { fileName($0) } })
+        let manifests = Set(["manifest.json", "manifest.csv"] + (corpora.count > 1
+            ? corpora.flatMap { ["manifest-\($0.format).json", "manifest-\($0.format).csv"] } : []))
+        let extensions: Set = ["jpg", "png", "webp", "avif", "gif"]
+        let fileManager = FileManager.default
+        for name in (try? fileManager.contentsOfDirectory(atPath: directory.appendingPathComponent("img").path)) ?? [] {
+            let parts = name.split(separator: ".")
+            guard parts.count == 2, parts[0].allSatisfy(\.isNumber), extensions.contains(String(parts[1])), !kept.contains("img/" + name) else { continue }
+            try fileManager.removeItem(at: directory.appendingPathComponent("img").appendingPathComponent(name))
+        }
+        for name in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
+        where name.hasPrefix("manifest") && (name.hasSuffix(".json") || name.hasSuffix(".csv")) && !manifests.contains(name) {
+            try fileManager.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+
     /// Its path in the folder, the embedded server's path: `img/42.jpg`.
     public static func fileName(_ image: CorpusImage) -> String { image.path }
 }

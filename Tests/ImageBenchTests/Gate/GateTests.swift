@@ -102,11 +102,12 @@ struct GateTests {
     func exitCodes() throws {
         let baseline = try Self.directory(p95: [100, 102, 98, 101, 99], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         let slower = try Self.directory(p95: [130, 128, 133, 131, 129], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
-        defer { for url in [baseline, slower] { try? FileManager.default.removeItem(at: url) } }
+        let reports = try Fixtures.temporaryDirectory("gate-out")
+        defer { for url in [baseline, slower, reports] { try? FileManager.default.removeItem(at: url) } }
         func gate(_ arguments: [String]) throws -> (Int32, String) {
             let process = Process()
             process.executableURL = Fixtures.executable
-            process.arguments = ["gate"] + arguments
+            process.arguments = ["gate"] + arguments + ["--out", reports.path]
             let errors = Pipe()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errors
@@ -121,7 +122,10 @@ struct GateTests {
         let allowed = ["--allow-config-change"]
         #expect(try gate(allowed + ["--baseline", baseline.path, "--current", baseline.path, "--threshold", "latency_p95_ms +10%"]).0 == 0)
         #expect(try gate(allowed + ["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p95_ms +10%"]).0 == 1)
-        #expect(FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.md").path))
+        // The report goes under --out, never into the directory being judged.
+        #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("gate.md").path))
+        #expect(!FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.md").path)
+                && !FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.json").path))
         let (status, message) = try gate(["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p59_ms +10%"])
         #expect(status == 64)
         #expect(message.contains("latency_p59_ms") && message.contains("latency_p95_ms"))
@@ -221,6 +225,8 @@ extension ChildProcessRuns {
                 let pass = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--threshold", "rows_visited -0",
                                               "--threshold", "errors <= 0", "--out", fresh.path])
                 #expect(pass.status == 0, "\(pass.output)")
+                // The fresh runs are not a silent wait: each finished one is said as it finishes.
+                #expect(pass.output.contains("current [4/4] threads ×2 #4: done in "), "\(pass.output)")
                 #expect(try ResultsDirectory(path: fresh.appendingPathComponent("current").path).runs.count == 4)
                 let passJSON = try Self.json(fresh.appendingPathComponent("gate.json"))
                 #expect(passJSON["verdict"] as? String == "pass" && (passJSON["checks"] as? [Any])?.count == 2)
@@ -299,5 +305,65 @@ struct FaultInjectionTests {
             #expect(request.stages!.timeToFirstByte >= 50_000_000)
             #expect(request.stages!.decode >= 4_000_000)
         }
+    }
+}
+
+extension GateTests {
+    @Test("a threshold whose metric a side lacks is said, never dropped: a baseline recorded before placeholder time existed")
+    func missingMetric() throws {
+        let baseline = try Self.directory(p95: [100, 102, 98, 101, 99], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        let current = try Self.directory(p95: [100, 101, 99, 100, 98], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        defer { for url in [baseline, current] { try? FileManager.default.removeItem(at: url) } }
+        // The baseline as an older imgbench wrote it: no placeholder_mean_ms column.
+        let file = baseline.appendingPathComponent("summary.csv")
+        let rows = CSVTable.parse(try String(contentsOf: file, encoding: .utf8))
+        let dropped = try #require(rows[0].firstIndex(of: "placeholder_mean_ms"))
+        var table = CSVTable(header: rows[0].enumerated().filter { $0.offset != dropped }.map(\.element))
+        for row in rows.dropFirst() { table.append(row.enumerated().filter { $0.offset != dropped }.map(\.element)) }
+        try table.rendered.write(to: file, atomically: true, encoding: .utf8)
+        let rules = [try Threshold(parsing: "latency_p95_ms +10%"), try Threshold(parsing: "placeholder_mean_ms +5%")]
+        let evaluation = GateEvaluation(baseline: try ResultsDirectory(path: baseline.path), current: try ResultsDirectory(path: current.path), thresholds: rules)
+        #expect(evaluation.checks.count == 1 && evaluation.unevaluated == ["'placeholder_mean_ms +5%': placeholder_mean_ms is missing from the baseline"],
+                "\(evaluation.unevaluated)")
+        // Through the binary: exit 2 naming it, no PASS.
+        let out = try Fixtures.temporaryDirectory("gate-missing")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let run = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--current", current.path, "--allow-config-change",
+                                         "--threshold", "latency_p95_ms +10%", "--threshold", "placeholder_mean_ms +5%", "--out", out.path])
+        #expect(run.status == 2 && run.output.contains("cannot check 'placeholder_mean_ms +5%': placeholder_mean_ms is missing from the baseline")
+                && !run.output.contains("PASS"), "\(run.output)")
+    }
+}
+
+extension GateTests {
+    @Test("a gate whose checks could not be tested says so on its last line and in gate.json; a run with too few repeats for it warns")
+    func untested() throws {
+        let baseline = try Self.directory(p95: [100, 102, 98], hitRates: [0.5, 0.5, 0.5])
+        let current = try Self.directory(p95: [101, 100, 99, 100, 102], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
+        defer { for url in [baseline, current] { try? FileManager.default.removeItem(at: url) } }
+        let rules = [try Threshold(parsing: "latency_p95_ms +10%"), try Threshold(parsing: "errors <= 0")]
+        let evaluation = GateEvaluation(baseline: try ResultsDirectory(path: baseline.path), current: try ResultsDirectory(path: current.path), thresholds: rules)
+        // The limit needs no test; the change could not have one.
+        #expect(evaluation.untested.count == 1 && evaluation.verdictLine == "PASS: 2 checks, no regression; 1 of the 2 could not be tested against noise "
+                + "(3 baseline and 5 current runs a cell; a test needs 4 a side), so their thresholds alone decided", "\(evaluation.verdictLine)")
+        let json = try JSONSerialization.jsonObject(with: Data(try evaluation.json().utf8)) as? [String: Any]
+        #expect(json?["untested_checks"] as? Int == 1)
+        var options = RunOptions()
+        options["repeat"] = "3"
+        #expect(options.notes.contains { $0.hasPrefix("--repeat 3: as a gate's baseline these runs cannot show a change beyond noise") }, "\(options.notes)")
+        options["repeat"] = "5"
+        #expect(options.notes.isEmpty)
+    }
+}
+
+extension GateTests {
+    @Test("a file that cannot be written is named with the operating system's reason, not Foundation's error number")
+    func unwritable() throws {
+        let baseline = try Self.directory(p95: [100, 102, 98, 101], hitRates: [0.5, 0.5, 0.5, 0.5])
+        defer { try? FileManager.default.removeItem(at: baseline) }
+        let run = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--current", baseline.path, "--allow-config-change",
+                                         "--threshold", "latency_p95_ms +10%", "--out", "/dev/null/gate"])
+        #expect(run.status == 2 && run.output.contains("/dev/null/gate") && run.output.contains("Not a directory")
+                && !run.output.contains("NSCocoaErrorDomain"), "\(run.output)")
     }
 }

@@ -32,7 +32,7 @@ struct RunThresholdTests {
         #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "error_rate < inf") }
     }
 
-    @Test("a change needs a baseline, an unknown metric lists the valid ones")
+    @Test("a change needs a baseline, an unknown metric lists the valid ones, a near miss gets a did-you-mean")
     func refused() {
         #expect(throws: Threshold.ParseError.self) { try RunThresholds.parse(["latency_p95_ms +10%"]) }
         do {
@@ -40,6 +40,15 @@ struct RunThresholdTests {
             Issue.record("an unknown metric was accepted")
         } catch {
             #expect(error.description.contains("unknown metric 'ttfb_typo_ms'") && error.description.contains("latency_p95_ms"))
+        }
+        // A near miss is named, not buried in a hundred names.
+        for (typo, meant) in [("latency_p95", "latency_p95_ms"), ("placeholder_maen_ms", "placeholder_mean_ms"), ("eror_rate", "error_rate")] {
+            do {
+                _ = try RunThresholds.parse(["\(typo) < 3"])
+                Issue.record("\(typo) was accepted")
+            } catch {
+                #expect(error.description == "unknown metric '\(typo)' in threshold '\(typo) < 3'. Did you mean '\(meant)'?", "\(error)")
+            }
         }
     }
 

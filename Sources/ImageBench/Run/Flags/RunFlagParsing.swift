@@ -70,23 +70,7 @@ extension RunFlag {
     static var spellings: [String] { catalog.flatMap { [$0.name] + ($0.inverted == nil ? [] : ["no-" + $0.name]) } }
 
     /// The flag a mistyped name most likely meant (`rwos` → `rows`), if one is close.
-    static func closest(to name: String) -> String? {
-        let scored = spellings.map { ($0, editDistance(Array(name), Array($0))) }.min { $0.1 < $1.1 }
-        guard let (best, distance) = scored, distance <= max(2, name.count / 4) else { return nil }
-        return best
-    }
-
-    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
+    static func closest(to name: String) -> String? { Spelling.closest(to: name, among: spellings) }
 
     /// `--rows <rows>`, `--progressive`, `--coalesce <coalesce>, --no-coalesce`.
     public var synopsis: String {
