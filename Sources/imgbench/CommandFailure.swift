@@ -15,15 +15,31 @@ struct CommandFailure: Error {
 
     /// An error in words: a failure's own message; Foundation's file errors as the path and the
     /// operating system's reason ("/dev/null/x: Not a directory", not "NSCocoaErrorDomain error
-    /// 512", which is all corelibs Foundation's text says); imgbench's own errors describe themselves.
-    static func reason(_ error: any Error) -> String {
+    /// 512", which is all corelibs Foundation's text often says); imgbench's own errors describe
+    /// themselves. The path is left out where `context` already names it.
+    static func reason(_ error: any Error, context: String? = nil) -> String {
         if let failure = error as? CommandFailure { return failure.message }
         if let validation = error as? ValidationError { return validation.message }
         guard let cocoa = error as? CocoaError else { return "\(error)" }
+        let path = cocoa.filePath ?? cocoa.url?.path
         let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError
         let why = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
-            ?? cocoa.localizedDescription
-        return (cocoa.filePath ?? cocoa.url?.path).map { "\($0): \(why)" } ?? why
+            ?? path.flatMap(probe) ?? cocoa.localizedDescription
+        guard let path, context?.contains(path) != true else { return why }
+        return "\(path): \(why)"
+    }
+
+    /// Why `path` cannot be made or written, found by looking: the nearest existing ancestor is
+    /// not a directory, or not writable. Nil when nothing there explains it.
+    static func probe(_ path: String) -> String? {
+        var ancestor = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        while !FileManager.default.fileExists(atPath: ancestor), ancestor != "/" {
+            ancestor = URL(fileURLWithPath: ancestor).deletingLastPathComponent().path
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: ancestor, isDirectory: &isDirectory) else { return nil }
+        if !isDirectory.boolValue { return "\(ancestor) is \(String(cString: strerror(ENOTDIR)).lowercased())" }
+        return access(ancestor, W_OK) == 0 ? nil : String(cString: strerror(EACCES))
     }
 
     /// `body`'s result, or its error as a failure whose line is `context: error` (the error alone
@@ -34,7 +50,7 @@ struct CommandFailure: Error {
         } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CommandFailure(context.map { "\($0): \(reason(error))" } ?? reason(error))
+            throw CommandFailure(context.map { "\($0): \(reason(error, context: $0))" } ?? reason(error))
         }
     }
 }
