@@ -44,15 +44,12 @@ enum BudgetRace {
         plan.budget = budget
     }
 
-    /// The cells to run again: the leader and those neither shown slower than it nor tied with it;
-    /// nil when nothing is open (decided, or nothing to rank).
+    /// The cells to run again: the fastest and the verdict's open cells (neither shown slower than
+    /// it nor tied with it); nil when nothing is open (decided, or nothing to rank).
     static func contenders(_ results: [RunResult], traceFrames: Int, plan: BenchmarkPlan) -> [RunCell]? {
         let verdict = Verdict(results, traceFrames: traceFrames, plan: plan)
-        guard verdict.decision == .undecided else { return nil }
-        let ranked = verdict.cells.filter(\.validity.isValid).sorted { $0.ranking.overall < $1.ranking.overall }
-        guard let leader = ranked.first else { return nil }
-        let open = ranked.dropFirst().filter { !Verdict.equivalent(leader, $0) && !Verdict.shownSlower($0, than: leader) }
-        let names = Set(([leader] + open).map(\.name))
+        guard verdict.decision == .undecided, let leader = verdict.fastest else { return nil }
+        let names = Set(([leader] + verdict.open).map(\.name))
         // In the plan's order (interleaved as the first round was), one of each.
         var seen = Set<String>()
         return results.map(\.cell).filter { names.contains($0.name) && seen.insert($0.name).inserted }

@@ -94,6 +94,10 @@ public struct Verdict: Sendable {
     /// recommendation only where `decision` is `better` or `cheaper`.
     public let recommended: Cell?
     public let decision: Decision?
+    /// The fastest valid cell, and the cells neither tied with it nor shown slower than it: what
+    /// keeps the decision undecided (and what `--budget` runs again).
+    let fastest: Cell?
+    let open: [Cell]
     /// The smallest limit of the recommended strategy within noise of the recommendation.
     public let knee: Cell?
     public let lines: [String]
@@ -113,6 +117,7 @@ public struct Verdict: Sendable {
         }
         let ranked = cells.filter(\.validity.isValid).sorted { $0.ranking.overall < $1.ranking.overall }
         guard let fastest = ranked.first else {
+            (self.fastest, open) = (nil, [])
             recommended = nil
             decision = nil
             knee = nil
@@ -126,21 +131,21 @@ public struct Verdict: Sendable {
         // Costs that differ by less than their own noise do not decide either: then the faster stays.
         let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.cheaper(cell, than: best) ? cell : best }
         recommended = best
-        decision = Self.decide(best: best, fastest: fastest, ranked: ranked, tied: tied)
+        // A cell outside the tie not shown slower than the fastest leaves the question open.
+        let open = ranked.filter { cell in !tied.contains { $0.name == cell.name } && !Self.shownSlower(cell, than: fastest) }
+        (self.fastest, self.open) = (fastest, open)
+        decision = Self.decide(best: best, ranked: ranked, tied: tied, open: open)
         let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format && $0.variant == best.variant }.sorted { $0.concurrency < $1.concurrency }
         knee = sweep.first { $0.name == best.name || $0.ranking.overall <= best.ranking.overall || Self.equivalent(best, $0) }
-        lines = Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, knee: knee, all: cells, plan: plan)
+        lines = Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, open: open, knee: knee, all: cells, plan: plan)
             + Effects(results, traceFrames: traceFrames).lines
             + (plan?.budget.flatMap { BudgetText.line($0, results: results) }.map { [$0] } ?? [])
     }
 
     /// Better beyond noise, cheaper beyond noise, a tie, undecided, or alone.
-    static func decide(best: Cell, fastest: Cell, ranked: [Cell], tied: [Cell]) -> Decision {
+    static func decide(best: Cell, ranked: [Cell], tied: [Cell], open: [Cell]) -> Decision {
         guard ranked.count > 1 else { return .alone }
-        let others = ranked.filter { cell in !tied.contains { $0.name == cell.name } }
-        // A cell outside the tie not shown slower than the fastest leaves the question open.
-        let open = others.contains { !shownSlower($0, than: fastest) }
-        if open { return .undecided }
+        if !open.isEmpty { return .undecided }
         guard tied.count > 1 else { return .better }
         return tied.allSatisfy { $0.name == best.name || cheaper(best, than: $0) } ? .cheaper : .tie
     }

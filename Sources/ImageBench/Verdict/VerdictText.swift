@@ -2,10 +2,10 @@ import Foundation
 
 /// The verdict in sentences, each with its numbers, intervals and n.
 extension Verdict {
-    static func explain(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], knee: Cell?, all: [Cell], plan: BenchmarkPlan?) -> [String] {
+    static func explain(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], open: [Cell], knee: Cell?, all: [Cell], plan: BenchmarkPlan?) -> [String] {
         // Tied cells in the order the run named them, not in the order of their means.
         let inOrder = all.filter { cell in tied.contains { $0.name == cell.name } }
-        var lines = [headline(best: best, decision: decision, ranked: ranked, tied: inOrder)]
+        var lines = [headline(best: best, decision: decision, ranked: ranked, tied: inOrder, open: open)]
         if let other = ranked.first(where: { $0.name != best.name }) {
             lines.append(versus(best, other, tied: tied.contains { $0.name == other.name }, plan: plan))
         } else {
@@ -31,7 +31,7 @@ extension Verdict {
 
     /// The first line: a recommendation only where the data makes one (better or cheaper beyond
     /// noise); otherwise the tie or the open question, with the leader's numbers.
-    static func headline(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell]) -> String {
+    static func headline(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], open: [Cell]) -> String {
         let at = "\(best.strategy) at a limit of \(best.concurrency)\(best.inFormat)\(best.withVariant)"
         let numbers = "\(best.rankedBy.rawValue) \(estimate(best)), \(best.rankingP95Name) \(ms(best.rankingP95Ms))"
         switch decision {
@@ -48,8 +48,6 @@ extension Verdict {
                 + String(format: "each within ±%.1f ms of the fastest", tieMargin(ranked[0]))
                 + "; none is cheaper than all the others beyond the costs' noise (\(costNoise(tied)); \(costs) kB per displayed image), so none is recommended over the others; \(at) has the least mean."
         case .undecided:
-            let open = ranked.filter { cell in cell.name != best.name && !tied.contains { $0.name == cell.name } }
-                .filter { !shownSlower($0, than: ranked[0]) }
             // What is decided: the cells slower than the leader and than every open one alike.
             let contenders = [best] + open
             // Not a cell tied with the leader: slower beyond noise, perhaps, but not by more than a tie allows.
