@@ -12,7 +12,7 @@ struct GateCommand: ParsableCommand {
         run of the configuration the baseline recorded; with --ab, that configuration run by two sides (binaries \
         or extra arguments) interleaved A B A B in this job, and the baseline's own numbers are not used.
 
-        Thresholds: 'latency_p95_ms < 250' (absolute limit), 'latency_p95_ms +10%' (may get 10% worse), \
+        Thresholds: 'display_p95_ms < 250' (absolute limit), 'display_p95_ms +10%' (may get 10% worse), \
         'memory_hit_rate -0.02' (may get 0.02 worse). A check fails when the median change exceeds its threshold \
         and a two-sided Mann-Whitney U test finds the repeats different (at alpha 0.05 that needs at least 4 runs a side; \
         use 5 or more).

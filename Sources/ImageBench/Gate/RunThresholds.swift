@@ -1,4 +1,4 @@
-/// `imgbench run --threshold 'latency_p95_ms < 100'`: limits a single run must keep, as k6's
+/// `imgbench run --threshold 'display_p95_ms < 100'`: limits a single run must keep, as k6's
 /// thresholds are, for a CI step or a load test that needs no baseline. The expression language is
 /// the gate's (`Threshold`), limits only: a change (+10%) needs a baseline, which is `imgbench gate`.
 /// Every run of the matrix (strategy × limit × repeat, users and shards combined) must keep every

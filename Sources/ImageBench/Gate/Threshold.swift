@@ -1,7 +1,7 @@
 /// A rule for one metric in `imgbench gate`:
-/// - `latency_p95_ms < 250`: an absolute limit on the current value (also `<=`, `>`, `>=`; a ratio
+/// - `display_p95_ms < 250`: an absolute limit on the current value (also `<=`, `>`, `>=`; a ratio
 ///   may be given as a percentage: `error_rate < 1%`);
-/// - `latency_p95_ms +10%`: the current value may be at most 10% worse than the baseline;
+/// - `display_p95_ms +10%`: the current value may be at most 10% worse than the baseline;
 /// - `memory_hit_rate -0.02`: at most 0.02 worse, in the metric's own unit.
 /// "Worse" follows the metric's direction in the catalog (higher latency, lower hit rate), whatever
 /// the sign. A metric with no better direction (requests, merged) takes limits only.
@@ -32,7 +32,9 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         guard measured != nil || perSecond != nil else {
             let names = Metric.catalog.filter { !$0.identifies }.map(\.name) + PerSecondMetric.names
             // A near miss gets its name; otherwise the whole list, since nothing else would help.
-            if let guess = Spelling.closest(to: name, among: names) {
+            // Former names count as near misses too, and are answered with today's name.
+            let formerNames = Metric.catalog.compactMap(\.formerName)
+            if let guess = Spelling.closest(to: name, among: names + formerNames).map(Metric.currentName) {
                 throw ParseError(description: "unknown metric '\(name)' in threshold '\(text)'. Did you mean '\(guess)'?")
             }
             throw ParseError(description: "unknown metric '\(name)' in threshold '\(text)' (valid: \(names.sorted().joined(separator: ", ")))")
@@ -40,9 +42,11 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         guard perSecond == nil || parts.count == 3 else {
             throw ParseError(description: "threshold '\(text)': a per-second column takes a limit, like '\(name) < 50'")
         }
-        metric = name
+        // A former name (latency_p95_ms) checks today's column (display_p95_ms), and says so by
+        // printing today's name.
+        metric = measured?.name ?? name
         direction = measured?.better ?? perSecond?.better
-        description = parts.joined(separator: " ")
+        description = ([metric] + parts.dropFirst()).joined(separator: " ")
         switch parts.count {
         case 3 where ["<", "<=", ">", ">="].contains(parts[1]):
             // A ratio may be given as a percentage, as k6 users write it: 'error_rate < 1%'.

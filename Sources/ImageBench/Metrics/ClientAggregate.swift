@@ -47,8 +47,9 @@ extension RunSummary {
         self.init()
         for metric in Metric.catalog {
             if case .derived = metric.field { continue }
-            if metric.since03 && row[metric.name] == nil { continue }
-            guard let text = row[metric.name] else { throw RowError(description: "no \(metric.name) column") }
+            let text = row[metric.name] ?? metric.formerName.flatMap { row[$0] }
+            if metric.since03 && text == nil { continue }
+            guard let text else { throw RowError(description: "no \(metric.name) column") }
             guard metric.read(text, into: &self) else {
                 throw RowError(description: "\(metric.name) is not a number: '\(text)'")
             }

@@ -45,15 +45,19 @@ public struct Metric: Sendable, CustomStringConvertible {
     /// A column results directories written before 0.3 lack: reading one leaves it for
     /// `RunSummary(row:)` to fill from the columns they have.
     let since03: Bool
+    /// The column's name before 0.5 (`latency_p95_ms` for `display_p95_ms`), still read from older
+    /// results directories and accepted in thresholds, so a committed baseline keeps working.
+    public let formerName: String?
 
     init(_ name: String, _ unit: String, _ better: MetricDirection?, _ combination: MetricCombination, _ field: Field,
-         since03: Bool = false) {
+         since03: Bool = false, formerly formerName: String? = nil) {
         self.name = name
         self.unit = unit
         self.better = better
         self.combination = combination
         self.field = field
         self.since03 = since03
+        self.formerName = formerName
     }
 
     public var description: String { name }
@@ -121,8 +125,15 @@ public struct Metric: Sendable, CustomStringConvertible {
 }
 
 extension Metric {
-    /// A metric by its column name.
-    public static func named(_ name: String) -> Metric? { byName[name] }
+    /// A metric by its column name, or by the name it had before (`latency_p95_ms`).
+    public static func named(_ name: String) -> Metric? { byName[name] ?? byFormerName[name] }
+
+    /// A column name as today's catalog spells it: a former name becomes the current one, any other
+    /// name is kept. Every reader of a results directory passes its header through this.
+    public static func currentName(_ column: String) -> String { byFormerName[column]?.name ?? column }
 
     private static let byName = Dictionary(uniqueKeysWithValues: catalog.map { ($0.name, $0) })
+    private static let byFormerName = Dictionary(uniqueKeysWithValues: catalog.compactMap { metric in
+        metric.formerName.map { ($0, metric) }
+    })
 }

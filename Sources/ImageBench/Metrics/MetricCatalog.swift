@@ -48,11 +48,11 @@ extension Metric {
     public static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
     public static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
     public static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
-    public static let latencyP50 = distribution("latency_p50_ms", \.latencyP50Ms)
-    public static let latencyP90 = distribution("latency_p90_ms", \.latencyP90Ms)
-    public static let latencyP95 = distribution("latency_p95_ms", \.latencyP95Ms)
-    public static let latencyP99 = distribution("latency_p99_ms", \.latencyP99Ms)
-    public static let latencyMax = distribution("latency_max_ms", \.latencyMaxMs)
+    public static let displayP50 = distribution("display_p50_ms", \.displayP50Ms, formerly: "latency_p50_ms")
+    public static let displayP90 = distribution("display_p90_ms", \.displayP90Ms, formerly: "latency_p90_ms")
+    public static let displayP95 = distribution("display_p95_ms", \.displayP95Ms, formerly: "latency_p95_ms")
+    public static let displayP99 = distribution("display_p99_ms", \.displayP99Ms, formerly: "latency_p99_ms")
+    public static let displayMax = distribution("display_max_ms", \.displayMaxMs, formerly: "latency_max_ms")
     public static let placeholderP50 = distribution("placeholder_p50_ms", \.placeholderP50Ms)
     public static let placeholderP95 = distribution("placeholder_p95_ms", \.placeholderP95Ms)
     public static let placeholderP99 = distribution("placeholder_p99_ms", \.placeholderP99Ms)
@@ -140,8 +140,8 @@ extension Metric {
     public static let filterConcurrencyPeak = Metric("filter_concurrency_peak", "loads", nil, .sum, .integer(\.filterConcurrencyPeak), since03: true)
 
     private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
-                                     since03: Bool = false) -> Metric {
-        Metric(name, "ms", .lowerIsBetter, .recomputed, .real(path), since03: since03)
+                                     since03: Bool = false, formerly: String? = nil) -> Metric {
+        Metric(name, "ms", .lowerIsBetter, .recomputed, .real(path), since03: since03, formerly: formerly)
     }
 
 
@@ -153,7 +153,7 @@ extension Metric {
         prefetchLoads, prefetchCancelled, memoryEvictions, diskWrites, diskDiscarded, errors,
     ] + ErrorClass.allCases.map(errors(of:)) + [
         retries, httpRequests, decodeWarnings, displayed, neverDisplayed,
-        latencyP50, latencyP90, latencyP95, latencyP99, latencyMax,
+        displayP50, displayP90, displayP95, displayP99, displayMax,
         placeholderP50, placeholderP95, placeholderP99, placeholderMean, placeholderCount, readyP50, readyP95, readyP99,
         placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames, hostLateFrames, hostOverloaded, achievedConcurrencyMean, achievedConcurrencyPeak,
         imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial, imagesLoaded,
@@ -168,7 +168,7 @@ extension Metric {
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and
     /// summary.json, in their column order there: the ones people compare and gate on.
     public static let aggregated: [Metric] = [
-        latencyP50, latencyP90, latencyP95, latencyP99, latencyMax, memoryHitRate, diskHitRate, networkFetches,
+        displayP50, displayP90, displayP95, displayP99, displayMax, memoryHitRate, diskHitRate, networkFetches,
         bytesDownloaded, bytesSaved, neverDisplayed, placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames,
         achievedConcurrencyMean, imagesPerS, cpuUserS, cpuSysS, peakRssMb, durationS,
         placeholderP50, placeholderP95, placeholderMean, readyP50, readyP95, settleP50, settleP95, settleMean, restWaitMean, placeholderRowSecondsPerS,

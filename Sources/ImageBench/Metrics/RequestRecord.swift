@@ -151,7 +151,7 @@ extension RequestRecord {
         client = row["client"].flatMap(Int.init) ?? 0
         self.outcome = outcome
         displayFrame = row["display_frame"].flatMap(Int.init)
-        latency = row["latency_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
+        latency = (row["display_ms"] ?? row["latency_ms"]).flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
         leftFrame = row["left_frame"].flatMap(Int.init)
         previewFrame = row["preview_frame"].flatMap(Int.init)
         placeholder = row["placeholder_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }

@@ -54,7 +54,7 @@ public struct RunDistributions: Sendable {
     /// The summary's percentile fields from these. Placeholder time and ready latency only where
     /// any were recorded: histograms.json of imgbench 0.1 has none, and the summary keeps its own.
     public func fill(_ summary: inout RunSummary) {
-        Self.fill(&summary, from: latency, \.latencyP50Ms, \.latencyP90Ms, \.latencyP95Ms, \.latencyP99Ms, \.latencyMaxMs)
+        Self.fill(&summary, from: latency, \.displayP50Ms, \.displayP90Ms, \.displayP95Ms, \.displayP99Ms, \.displayMaxMs)
         let ttfb = stages["ttfb"]
         if ttfb.count > 0 { Self.fill(&summary, from: ttfb, \.ttfbP50Ms, \.ttfbP90Ms, \.ttfbP95Ms, \.ttfbP99Ms, \.ttfbMaxMs) }
         if request.count > 0 {

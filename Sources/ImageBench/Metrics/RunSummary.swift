@@ -56,11 +56,11 @@ public struct RunSummary: Sendable, Equatable {
     public var diskWrites = 0
     /// Disk cache entries that failed verification, were deleted and refetched.
     public var diskDiscarded = 0
-    public var latencyP50Ms = 0.0
-    public var latencyP90Ms = 0.0
-    public var latencyP95Ms = 0.0
-    public var latencyP99Ms = 0.0
-    public var latencyMaxMs = 0.0
+    public var displayP50Ms = 0.0
+    public var displayP90Ms = 0.0
+    public var displayP95Ms = 0.0
+    public var displayP99Ms = 0.0
+    public var displayMaxMs = 0.0
     public var placeholderRatio = 0.0
     /// Placeholder row-seconds per second of scrolling: how many rows, on average, showed a placeholder while the feed moved.
     public var placeholderRowSecondsPerS = 0.0

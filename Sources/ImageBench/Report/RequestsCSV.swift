@@ -9,7 +9,7 @@ public struct RequestsCSV: ReportWriter {
 
     public static let header = [
         "strategy", "concurrency", "repeat", "client", "request", "row", "image", "url", "source", "outcome",
-        "visible_frame", "requested_ms", "display_frame", "latency_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
+        "visible_frame", "requested_ms", "display_frame", "display_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
         "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error", "format", "preview_frame",
     ] + PolicyDimension.allCases.map(\.requestsColumn)

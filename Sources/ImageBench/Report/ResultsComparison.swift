@@ -27,7 +27,7 @@ public struct ResultsComparison: Sendable {
     /// and whether it failed; enough to fit a screen for a few cells.
     public static let onScreen = [
         "placeholder_mean_ms", "placeholder_p95_ms", "rest_wait_mean_ms", "settle_p95_ms", "placeholder_row_s_per_s",
-        "latency_p95_ms", "hitch_ms_per_s", "displayed", "memory_hit_rate", "network_fetches", "bytes_downloaded",
+        "display_p95_ms", "hitch_ms_per_s", "displayed", "memory_hit_rate", "network_fetches", "bytes_downloaded",
         "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "errors",
     ]
 

@@ -17,7 +17,8 @@ public struct ResultsDirectory: Sendable {
             throw LoadError(description: "\(path) is not a results directory (no readable summary.csv)")
         }
         let rows = CSVTable.parse(text)
-        guard let header = rows.first, header.contains("strategy"), header.contains("concurrency") else {
+        // Columns renamed since (latency_p95_ms is display_p95_ms) are read under today's names.
+        guard let header = rows.first.map({ $0.map(Metric.currentName) }), header.contains("strategy"), header.contains("concurrency") else {
             throw LoadError(description: "\(file.path) has no strategy and concurrency columns")
         }
         self.path = path

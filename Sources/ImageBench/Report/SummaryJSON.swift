@@ -45,7 +45,7 @@ public struct SummaryJSON: ReportWriter {
             "configuration": [
                 "rows": settings.rows, "fps": settings.fps, "seed": settings.seed, "scroll": settings.scroll.rawValue,
                 "network": [
-                    "name": settings.network.name, "latency_ms": settings.network.latencyMilliseconds,
+                    "name": settings.network.name, "display_ms": settings.network.latencyMilliseconds,
                     "jitter_ms": settings.network.jitterMilliseconds,
                     "bandwidth_bytes_per_s": settings.network.bandwidthBytesPerSecond ?? NSNull(),
                 ] as [String: Any],

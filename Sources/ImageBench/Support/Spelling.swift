@@ -1,4 +1,4 @@
-/// The name a mistyped one most likely meant (`rwos` → `rows`, `latency_p95` → `latency_p95_ms`):
+/// The name a mistyped one most likely meant (`rwos` → `rows`, `placeholder_mean` → `placeholder_mean_ms`):
 /// one rule for flags and metrics, so every typo gets the same help.
 enum Spelling {
     /// The closest of `names` within a few edits (a quarter of the name, at least two), or, failing

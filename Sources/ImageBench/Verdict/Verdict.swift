@@ -49,7 +49,7 @@ public struct Verdict: Sendable {
         /// The ranked metric's p95.
         var rankingP95Ms: Double { rankedBy == .restWait ? settleP95Ms : placeholderP95Ms }
         /// What the p95 beside the ranked mean is of.
-        var rankingP95Name: String { rankedBy == .restWait ? "settle time p95" : "p95" }
+        var rankingP95Name: String { rankedBy == .restWait ? "settle time p95" : "placeholder p95" }
 
         /// The varied policies' values (" cancel=none prefetch=10"), empty when none vary.
         public var variant = ""

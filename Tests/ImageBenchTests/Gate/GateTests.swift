@@ -35,7 +35,7 @@ struct GateTests {
 
     @Test("thresholds parse the three forms, judge in the metric's direction, and refuse unknown metrics")
     func thresholds() throws {
-        let p95 = try Threshold(parsing: "latency_p95_ms +10%")
+        let p95 = try Threshold(parsing: "display_p95_ms +10%")
         #expect(p95.rule == .relative(fraction: 0.10))
         #expect(p95.exceeded(baseline: 100, current: 111))
         #expect(!p95.exceeded(baseline: 100, current: 109))
@@ -44,17 +44,17 @@ struct GateTests {
         #expect(hits.exceeded(baseline: 0.50, current: 0.47))
         #expect(!hits.exceeded(baseline: 0.50, current: 0.49))
         #expect(!hits.exceeded(baseline: 0.50, current: 0.90))
-        let limit = try Threshold(parsing: "latency_p95_ms < 250")
+        let limit = try Threshold(parsing: "display_p95_ms < 250")
         #expect(limit.exceeded(baseline: nil, current: 250))
         #expect(!limit.exceeded(baseline: nil, current: 249))
         #expect {
             try Threshold(parsing: "latncy_p95_ms +10%")
         } throws: { error in
             let text = (error as? Threshold.ParseError)?.description ?? ""
-            return text.contains("latncy_p95_ms") && text.hasSuffix("Did you mean 'latency_p95_ms'?")
+            return text.contains("latncy_p95_ms") && text.hasSuffix("Did you mean 'display_p95_ms'?")
         }
-        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "latency_p95_ms 10%") }
-        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "latency_p95_ms < fast") }
+        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "display_p95_ms 10%") }
+        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "display_p95_ms < fast") }
     }
 
     static func directory(p95: [Double], hitRates: [Double]) throws -> URL {
@@ -76,7 +76,7 @@ struct GateTests {
         let noisyNew = try Self.directory(p95: [112, 150, 70, 130, 90], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         let faster = try Self.directory(p95: [70, 71, 69, 72, 70], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         defer { for url in [baseline, slower, noisyBase, noisyNew, faster] { try? FileManager.default.removeItem(at: url) } }
-        let rule = [try Threshold(parsing: "latency_p95_ms +10%")]
+        let rule = [try Threshold(parsing: "display_p95_ms +10%")]
         let regression = GateEvaluation(baseline: try ResultsDirectory(path: baseline.path),
                                         current: try ResultsDirectory(path: slower.path), thresholds: rule)
         #expect(regression.regressed)
@@ -84,7 +84,7 @@ struct GateTests {
         #expect(check.status == .regression && check.cell == "threads ×5")
         #expect(abs(check.relativeChange! - 0.30) < 1e-9)
         #expect(check.pValue! < 0.01 && check.cliffsDelta == 1)
-        #expect(regression.markdown.contains("| threads ×5 | latency_p95_ms +10% |"))
+        #expect(regression.markdown.contains("| threads ×5 | display_p95_ms +10% |"))
         let json = try JSONSerialization.jsonObject(with: Data(try regression.json().utf8)) as! [String: Any]
         #expect(json["verdict"] as? String == "regression")
 
@@ -117,19 +117,19 @@ struct GateTests {
             return (process.terminationStatus, text)
         }
         // These directories hold only summary.csv: no plan to check them by, so only with the flag.
-        let unchecked = try gate(["--baseline", baseline.path, "--current", baseline.path, "--threshold", "latency_p95_ms +10%"])
+        let unchecked = try gate(["--baseline", baseline.path, "--current", baseline.path, "--threshold", "display_p95_ms +10%"])
         #expect(unchecked.0 == 2 && unchecked.1.contains("cannot check that both sides ran the same configuration"), "\(unchecked.1)")
         let allowed = ["--allow-config-change"]
-        #expect(try gate(allowed + ["--baseline", baseline.path, "--current", baseline.path, "--threshold", "latency_p95_ms +10%"]).0 == 0)
-        #expect(try gate(allowed + ["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p95_ms +10%"]).0 == 1)
+        #expect(try gate(allowed + ["--baseline", baseline.path, "--current", baseline.path, "--threshold", "display_p95_ms +10%"]).0 == 0)
+        #expect(try gate(allowed + ["--baseline", baseline.path, "--current", slower.path, "--threshold", "display_p95_ms +10%"]).0 == 1)
         // The report goes under --out, never into the directory being judged.
         #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("gate.md").path))
         #expect(!FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.md").path)
                 && !FileManager.default.fileExists(atPath: slower.appendingPathComponent("gate.json").path))
         let (status, message) = try gate(["--baseline", baseline.path, "--current", slower.path, "--threshold", "latency_p59_ms +10%"])
         #expect(status == 64)
-        #expect(message.contains("latency_p59_ms") && message.contains("Did you mean 'latency_p50_ms'?"), "\(message)")
-        #expect(try gate(["--baseline", "/nonexistent/imgbench", "--current", slower.path, "--threshold", "latency_p95_ms +10%"]).0 == 2)
+        #expect(message.contains("latency_p59_ms") && message.contains("Did you mean 'display_p50_ms'?"), "\(message)")
+        #expect(try gate(["--baseline", "/nonexistent/imgbench", "--current", slower.path, "--threshold", "display_p95_ms +10%"]).0 == 2)
     }
 }
 
@@ -143,7 +143,7 @@ extension GateTests {
         let slow = try Self.directory(p95: [130, 131, 129], hitRates: [0.5, 0.5, 0.5])
         defer { for url in [base, slow] { try? FileManager.default.removeItem(at: url) } }
         let evaluation = GateEvaluation(baseline: try ResultsDirectory(path: base.path), current: try ResultsDirectory(path: slow.path),
-                                        thresholds: [try Threshold(parsing: "latency_p95_ms +10%")])
+                                        thresholds: [try Threshold(parsing: "display_p95_ms +10%")])
         let check = try #require(evaluation.checks.first)
         #expect(check.status == .regression && check.pValue == nil)
         #expect(evaluation.text.contains("n/a (too few runs)"))
@@ -155,7 +155,7 @@ extension GateTests {
         let slower = try Self.directory(p95: [130, 128, 133, 131, 129], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         let same = try Self.directory(p95: [101, 99, 100, 102, 98], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         defer { for url in [baseline, slower, same] { try? FileManager.default.removeItem(at: url) } }
-        let rules = [try Threshold(parsing: "latency_p95_ms +10%"), try Threshold(parsing: "memory_hit_rate -0.02")]
+        let rules = [try Threshold(parsing: "display_p95_ms +10%"), try Threshold(parsing: "memory_hit_rate -0.02")]
         let base = try ResultsDirectory(path: baseline.path)
         let first = GateEvaluation(baseline: base, current: try ResultsDirectory(path: slower.path), thresholds: rules)
         #expect(first.regressed && first.regressedCells.map(\.strategy) == ["threads"] && first.regressedCells[0].concurrency == "5")
@@ -190,7 +190,7 @@ extension GateTests {
                                                       into: joined)
         let reread = try ResultsDirectory(path: joined.path)
         #expect(reread.runs.map { $0["repeat"] } == ["1", "2"] && combined.runs.count == 2)
-        #expect(reread.runs.map { $0["latency_p95_ms"] } == ["100.000", "110.000"])
+        #expect(reread.runs.map { $0["display_p95_ms"] } == ["100.000", "110.000"])
     }
 }
 
@@ -321,7 +321,7 @@ extension GateTests {
         var table = CSVTable(header: rows[0].enumerated().filter { $0.offset != dropped }.map(\.element))
         for row in rows.dropFirst() { table.append(row.enumerated().filter { $0.offset != dropped }.map(\.element)) }
         try table.rendered.write(to: file, atomically: true, encoding: .utf8)
-        let rules = [try Threshold(parsing: "latency_p95_ms +10%"), try Threshold(parsing: "placeholder_mean_ms +5%")]
+        let rules = [try Threshold(parsing: "display_p95_ms +10%"), try Threshold(parsing: "placeholder_mean_ms +5%")]
         let evaluation = GateEvaluation(baseline: try ResultsDirectory(path: baseline.path), current: try ResultsDirectory(path: current.path), thresholds: rules)
         #expect(evaluation.checks.count == 1 && evaluation.unevaluated == ["'placeholder_mean_ms +5%': placeholder_mean_ms is missing from the baseline"],
                 "\(evaluation.unevaluated)")
@@ -329,7 +329,7 @@ extension GateTests {
         let out = try Fixtures.temporaryDirectory("gate-missing")
         defer { try? FileManager.default.removeItem(at: out) }
         let run = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--current", current.path, "--allow-config-change",
-                                         "--threshold", "latency_p95_ms +10%", "--threshold", "placeholder_mean_ms +5%", "--out", out.path])
+                                         "--threshold", "display_p95_ms +10%", "--threshold", "placeholder_mean_ms +5%", "--out", out.path])
         #expect(run.status == 2 && run.output.contains("cannot check 'placeholder_mean_ms +5%': placeholder_mean_ms is missing from the baseline")
                 && !run.output.contains("PASS"), "\(run.output)")
     }
@@ -341,7 +341,7 @@ extension GateTests {
         let baseline = try Self.directory(p95: [100, 102, 98], hitRates: [0.5, 0.5, 0.5])
         let current = try Self.directory(p95: [101, 100, 99], hitRates: [0.5, 0.5, 0.5])
         defer { for url in [baseline, current] { try? FileManager.default.removeItem(at: url) } }
-        let rules = [try Threshold(parsing: "latency_p95_ms +10%"), try Threshold(parsing: "errors <= 0")]
+        let rules = [try Threshold(parsing: "display_p95_ms +10%"), try Threshold(parsing: "errors <= 0")]
         let evaluation = GateEvaluation(baseline: try ResultsDirectory(path: baseline.path), current: try ResultsDirectory(path: current.path), thresholds: rules)
         // The limit needs no test; the change could not have one.
         #expect(evaluation.untested.count == 1 && evaluation.verdictLine == "PASS: 2 checks, no regression; 1 of the 2 could not be tested against noise "
@@ -362,7 +362,7 @@ extension GateTests {
         let baseline = try Self.directory(p95: [100, 102, 98, 101], hitRates: [0.5, 0.5, 0.5, 0.5])
         defer { try? FileManager.default.removeItem(at: baseline) }
         let run = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--current", baseline.path, "--allow-config-change",
-                                         "--threshold", "latency_p95_ms +10%", "--out", "/dev/null/gate"])
+                                         "--threshold", "display_p95_ms +10%", "--out", "/dev/null/gate"])
         #expect(run.status == 2 && run.output.contains("/dev/null/gate") && run.output.contains("/dev/null is not a directory")
                 && !run.output.contains("NSCocoaErrorDomain"), "\(run.output)")
     }

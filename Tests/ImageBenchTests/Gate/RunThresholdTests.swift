@@ -8,10 +8,10 @@ struct RunThresholdTests {
     @Test("every run must keep a limit; the check names the run nearest to breaking it, or the first that broke it")
     func evaluate() throws {
         // 400 requests each: hit rates 0.3 and 0.6 from 120 and 240 memory hits (threads: none).
-        let runs = [VerdictTests.run(.threads, 5, mean: 10) { $0.latencyP95Ms = 40; $0.memoryHits = 300 },
-                    VerdictTests.run(.gcd, 5, mean: 10) { $0.latencyP95Ms = 70; $0.memoryHits = 120 },
-                    VerdictTests.run(.gcd, 1, mean: 10) { $0.latencyP95Ms = 90; $0.memoryHits = 240 }]
-        let thresholds = try RunThresholds.parse(["latency_p95_ms < 100", "latency_p95_ms < 50", "memory_hit_rate >= 0.5", "errors <= 0"])
+        let runs = [VerdictTests.run(.threads, 5, mean: 10) { $0.displayP95Ms = 40; $0.memoryHits = 300 },
+                    VerdictTests.run(.gcd, 5, mean: 10) { $0.displayP95Ms = 70; $0.memoryHits = 120 },
+                    VerdictTests.run(.gcd, 1, mean: 10) { $0.displayP95Ms = 90; $0.memoryHits = 240 }]
+        let thresholds = try RunThresholds.parse(["display_p95_ms < 100", "display_p95_ms < 50", "memory_hit_rate >= 0.5", "errors <= 0"])
         let checks = RunThresholds.evaluate(thresholds, on: runs)
         #expect(checks.map(\.passed) == [true, false, false, true])
         #expect(checks[0].worst == 90 && checks[0].run == "gcd ×1 #1", "the largest value under <: \(checks[0])")
@@ -28,21 +28,21 @@ struct RunThresholdTests {
         let runs = [VerdictTests.run(.gcd, 5, mean: 10) { $0.errors = 8; $0.networkFetches = 400 }]
         #expect(RunThresholds.evaluate([rate], on: runs).map(\.passed) == [false], "2% of loads failed")
         #expect(RunThresholds.evaluate([try Threshold(parsing: "error_rate <= 2%")], on: runs).map(\.passed) == [true])
-        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "latency_p95_ms < 5%") }
+        #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "display_p95_ms < 5%") }
         #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "error_rate < inf") }
     }
 
     @Test("a change needs a baseline, an unknown metric lists the valid ones, a near miss gets a did-you-mean")
     func refused() {
-        #expect(throws: Threshold.ParseError.self) { try RunThresholds.parse(["latency_p95_ms +10%"]) }
+        #expect(throws: Threshold.ParseError.self) { try RunThresholds.parse(["display_p95_ms +10%"]) }
         do {
             _ = try RunThresholds.parse(["ttfb_typo_ms < 3"])
             Issue.record("an unknown metric was accepted")
         } catch {
-            #expect(error.description.contains("unknown metric 'ttfb_typo_ms'") && error.description.contains("latency_p95_ms"))
+            #expect(error.description.contains("unknown metric 'ttfb_typo_ms'") && error.description.contains("display_p95_ms"))
         }
         // A near miss is named, not buried in a hundred names.
-        for (typo, meant) in [("latency_p95", "latency_p95_ms"), ("placeholder_maen_ms", "placeholder_mean_ms"), ("eror_rate", "error_rate")] {
+        for (typo, meant) in [("latency_p95", "display_p95_ms"), ("placeholder_maen_ms", "placeholder_mean_ms"), ("eror_rate", "error_rate")] {
             do {
                 _ = try RunThresholds.parse(["\(typo) < 3"])
                 Issue.record("\(typo) was accepted")
@@ -85,19 +85,19 @@ struct RunThresholdTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await onOwnThread {
             let common = ["--rows", "40", "--images", "10", "--network", "loopback", "--strategies", "threads", "--quiet"]
-            let broken = try Fixtures.imgbench(common + ["--threshold", "latency_p95_ms < 0.001", "--threshold", "errors <= 0",
+            let broken = try Fixtures.imgbench(common + ["--threshold", "display_p95_ms < 0.001", "--threshold", "errors <= 0",
                                                          "--threshold", "ttfb_p99_ms < 0.001", "--threshold", "per_second.http_requests >= 0",
                                                          "--out", directory.appendingPathComponent("broken").path])
             #expect(broken.status == 1, "\(broken.output)")
-            #expect(broken.output.contains("FAIL  latency_p95_ms < 0.001") && broken.output.contains("pass  errors <= 0"), "\(broken.output)")
-            #expect(broken.output.contains("imgbench: threshold broken: latency_p95_ms < 0.001"), "\(broken.output)")
+            #expect(broken.output.contains("FAIL  display_p95_ms < 0.001") && broken.output.contains("pass  errors <= 0"), "\(broken.output)")
+            #expect(broken.output.contains("imgbench: threshold broken: display_p95_ms < 0.001"), "\(broken.output)")
             let data = try Data(contentsOf: directory.appendingPathComponent("broken/summary.json"))
             let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             let listed = try #require(document["thresholds"] as? [[String: Any]])
             #expect(listed.map { $0["passed"] as? Bool } == [false, true, false, true])
             #expect(broken.output.contains("FAIL  ttfb_p99_ms < 0.001") && broken.output.contains("pass  per_second.http_requests >= 0"))
-            let kept = try Fixtures.imgbench(common + ["--threshold", "latency_p95_ms < 100000", "--out", directory.appendingPathComponent("kept").path])
-            #expect(kept.status == 0 && kept.output.contains("pass  latency_p95_ms < 100000"), "\(kept.output)")
+            let kept = try Fixtures.imgbench(common + ["--threshold", "display_p95_ms < 100000", "--out", directory.appendingPathComponent("kept").path])
+            #expect(kept.status == 0 && kept.output.contains("pass  display_p95_ms < 100000"), "\(kept.output)")
             let unknown = try Fixtures.imgbench(common + ["--threshold", "ttfb_typo_ms < 3", "--out", directory.appendingPathComponent("never").path])
             #expect(unknown.status == 64 && unknown.output.contains("valid: "), "\(unknown.output)")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("never").path))

@@ -11,8 +11,8 @@ struct MetricCatalogTests {
         merged,memory_hit_rate,disk_hit_rate,cancelled_queued,cancelled_inflight,bytes_downloaded,bytes_saved,bytes_wasted,\
         decode_ms_saved,wasted_completions,prefetch_loads,prefetch_cancelled,memory_evictions,disk_writes,disk_discarded,\
         errors,errors_http_status,errors_timeout,errors_connection,errors_too_large,errors_decode,errors_unsupported,\
-        retries,http_requests,decode_warnings,displayed,never_displayed,latency_p50_ms,latency_p90_ms,latency_p95_ms,\
-        latency_p99_ms,latency_max_ms,placeholder_ratio,hitch_ms_per_s,main_busy_ms_per_s,dropped_frames,\
+        retries,http_requests,decode_warnings,displayed,never_displayed,display_p50_ms,display_p90_ms,display_p95_ms,\
+        display_p99_ms,display_max_ms,placeholder_ratio,hitch_ms_per_s,main_busy_ms_per_s,dropped_frames,\
         achieved_concurrency_mean,achieved_concurrency_peak,images_decoded,images_per_s,bytes_per_s,cpu_user_s,cpu_sys_s,\
         peak_rss_mb,duration_s,partial
         """
@@ -48,7 +48,7 @@ struct MetricCatalogTests {
     func aggregateHeader() throws {
         let csv = try SummaryAggregateCSV().render(ReportTests.benchmark([ReportTests.result(Self.distinctSummary())]))
         let header = try #require(CSVTable.parse(csv).first)
-        let before = ["latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms",
+        let before = ["display_p50_ms", "display_p90_ms", "display_p95_ms", "display_p99_ms", "display_max_ms",
                       "memory_hit_rate", "disk_hit_rate", "network_fetches", "bytes_downloaded", "bytes_saved", "never_displayed",
                       "placeholder_ratio", "hitch_ms_per_s", "main_busy_ms_per_s", "dropped_frames", "achieved_concurrency_mean",
                       "images_per_s", "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s"]
@@ -94,7 +94,7 @@ struct MetricCatalogTests {
         #expect(back.fields.map(\.value.formatted) == summary.fields.map(\.value.formatted))
         #expect(back[errors: .timeout] == summary[errors: .timeout] && back[errors: .timeout] > 0)
         var broken = row
-        broken["latency_p95_ms"] = "fast"
+        broken["display_p95_ms"] = "fast"
         #expect(throws: RunSummary.RowError.self) { try RunSummary(row: broken) }
     }
 
@@ -124,7 +124,7 @@ struct MetricCatalogTests {
     func namesAreUnique() {
         let names = Metric.catalog.map(\.name)
         #expect(Set(names).count == names.count)
-        #expect(Metric.aggregated.map(\.name).contains("latency_p95_ms"))
+        #expect(Metric.aggregated.map(\.name).contains("display_p95_ms"))
         #expect(Metric.named("memory_hit_rate")?.better == .higherIsBetter)
         #expect(Metric.named("no_such_metric") == nil)
     }

@@ -65,7 +65,7 @@ extension ChildProcessRuns {
             #expect((parsed["external"] as? [Any])?.isEmpty == true, "\(structure)")
             let charts = parsed["charts"] as? [String: Int] ?? [:]
             #expect(charts["latency-cdf"] == 4)  // one curve per strategy × limit
-            for sweep in ["sweep-placeholder_mean_ms", "sweep-latency_p95_ms", "sweep-memory_hit_rate", "sweep-bytes_downloaded"] {
+            for sweep in ["sweep-placeholder_mean_ms", "sweep-display_p95_ms", "sweep-memory_hit_rate", "sweep-bytes_downloaded"] {
                 #expect(charts[sweep] == 2, "\(sweep): one line per strategy")
             }
             for perCell in ["placeholder-intervals", "hitches", "dropped-frames", "host-late"] { #expect(charts[perCell] == 4, "\(perCell)") }

@@ -19,11 +19,12 @@ struct LoadTableTests {
                     VerdictTests.run(.gcd, 5, mean: 20) { $0.httpRequests = 600; $0.durationS = 2; $0.errors = 6; $0.networkFetches = 600 }]
         for change in [{ (settings: inout RunSettings) in settings.clients = 20 }, { $0.decodes = false }] {
             let table = ComparisonTable(Self.benchmark(runs, change: change))
-            #expect(Array(table.header.prefix(9)) == ["strategy", "limit", "#", "http req", "req/s", "errors", "error rate", "ttfb p50 ms", "ttfb p90 ms"])
+            #expect(Array(table.header.prefix(9)) == ["strategy", "limit", "http req", "req/s", "errors", "error rate", "ttfb p50 ms", "ttfb p90 ms", "ttfb p95 ms"])
             #expect(!table.header.contains("ph mean ms") && !table.header.contains("hitch ms/s") && !table.header.contains("placeholder"))
-            #expect(table.rows[0][4] == "450" && table.rows[1][6] == "1.0%" && table.rows[0][table.header.firstIndex(of: "ttfb p99 ms")!] == "4.4",
+            #expect(table.rows[0][3] == "450" && table.rows[1][5] == "1.0%" && table.rows[0][table.header.firstIndex(of: "ttfb p99 ms")!] == "4.4",
                     "\(table.rows)")
             #expect(table.best.allSatisfy(\.isEmpty) && !table.text().contains("* best") && !table.markdown.contains("Bold: best"))
+            #expect(table.text().contains("ttfb: time to first byte") && !table.text().contains("ph: placeholder time"))
         }
         // One user decoding: the app's table, as before.
         let app = ComparisonTable(Self.benchmark(runs) { _ in })

@@ -40,7 +40,7 @@ struct PlanPairingTests {
         let everything = ResultsComparison(base: a, new: b)
         let screen = ResultsComparison(base: a, new: b, all: false)
         let metrics = Set(screen.lines.map(\.metric))
-        #expect(metrics.isSubset(of: Set(ResultsComparison.onScreen)) && metrics.contains("latency_p95_ms") && metrics.contains("memory_hit_rate"),
+        #expect(metrics.isSubset(of: Set(ResultsComparison.onScreen)) && metrics.contains("display_p95_ms") && metrics.contains("memory_hit_rate"),
                 "\(metrics)")
         #expect(everything.lines.count > screen.lines.count, "\(everything.lines.count) against \(screen.lines.count)")
     }

@@ -37,8 +37,8 @@ struct ReportTests {
                    networkFetches: 100 - hitRate, merged: 0, errors: 0, displayed: 90, neverDisplayed: 10,
                    cancelledQueued: 1, cancelledInflight: 2, bytesDownloaded: 1000, bytesSaved: 10, bytesWasted: 5,
                    decodeMsSaved: 1, wastedCompletions: 0, prefetchLoads: 0, prefetchCancelled: 0, memoryEvictions: 0,
-                   diskWrites: 0, diskDiscarded: 0, latencyP50Ms: 10, latencyP90Ms: 20, latencyP95Ms: p95, latencyP99Ms: 40,
-                   latencyMaxMs: 50, placeholderRatio: 0.2, hitchMsPerS: 0, mainBusyMsPerS: 1, droppedFrames: 0,
+                   diskWrites: 0, diskDiscarded: 0, displayP50Ms: 10, displayP90Ms: 20, displayP95Ms: p95, displayP99Ms: 40,
+                   displayMaxMs: 50, placeholderRatio: 0.2, hitchMsPerS: 0, mainBusyMsPerS: 1, droppedFrames: 0,
                    achievedConcurrencyMean: 1, achievedConcurrencyPeak: 2, imagesDecoded: 90, imagesLoaded: 90,
                    cpuUserS: 1, cpuSysS: 0.1, peakRssMb: 100, durationS: 10)
     }
@@ -60,24 +60,30 @@ struct ReportTests {
         }
     }
 
-    @Test("the table marks a cell best only beyond the noise: over repeats when intervals part; never from one run each")
+    @Test("with repeats the table has one row per cell, its median ± the interval; a cell is starred only beyond the noise, never from one run each")
     func bestMarks() {
         let runs = Self.repeats("gcd", 5, p95: [80, 81, 82], hits: [40, 41, 42], never: [10, 20, 30])
             + Self.repeats("threads", 5, p95: [60, 61, 62], hits: [30, 31, 32], never: [15, 25, 35])
         let table = ComparisonTable(runs, traceFrames: 1_000)
         let column = { (title: String) in table.header.firstIndex(of: title)! }
-        // Every repeat of the better cell carries the mark.
-        #expect((0..<3).allSatisfy { !table.best[$0].contains(column("p95 ms")) && table.best[$0 + 3].contains(column("p95 ms")) })
-        #expect((0..<3).allSatisfy { table.best[$0].contains(column("mem hit")) && !table.best[$0 + 3].contains(column("mem hit")) })
+        // One row per cell, over its three runs: the median, ± the wider side of its interval.
+        #expect(table.rows.count == 2 && table.rows.allSatisfy { $0[column("runs")] == "3" })
+        #expect(table.rows.map { $0[column("display p95 ms")] } == ["81 ±1", "61 ±1"])
+        #expect(table.rows.map { $0[column("never shown")] } == ["20 ±10", "25 ±10"])
+        #expect(table.best[1].contains(column("display p95 ms")) && !table.best[0].contains(column("display p95 ms")))
+        #expect(table.best[0].contains(column("mem hit")) && !table.best[1].contains(column("mem hit")))
         // Overlapping intervals (10–30 against 15–35): a tie, unmarked; equal everywhere: unmarked.
-        #expect(table.best.allSatisfy { !$0.contains(column("never shown")) && !$0.contains(column("p50 ms")) })
-        #expect(table.text().contains("61*") && table.markdown.contains("**61**"))
+        #expect(table.best.allSatisfy { !$0.contains(column("never shown")) && !$0.contains(column("display p50 ms")) })
+        #expect(table.text().contains("61 ±1*") && table.markdown.contains("**61 ±1**"))
+        #expect(table.text().contains("With repeats, a row is a cell") && table.text().contains("ph: placeholder time"))
         #expect(!table.text().contains("--repeat 3"))
 
-        // One run each: the same 20 ms gap in p95 is no evidence; the legend says what would be.
+        // One run each: no runs column, and the same 20 ms gap in p95 is no evidence; the legend says what would be.
         let single = ComparisonTable([runs[1], runs[4]], traceFrames: 1_000)
+        #expect(!single.header.contains("runs") && single.rows.map { $0[single.header.firstIndex(of: "display p95 ms")!] } == ["81", "61"])
         #expect(single.best.allSatisfy { $0.isEmpty })
         #expect(single.text().contains("with one run per cell only ph mean can be marked (--repeat 3 marks the others)"))
+        #expect(!single.text().contains("With repeats"))
     }
 
     @Test("one run each: mean placeholder time is marked when the paired segments show it, not when they do not")
@@ -106,7 +112,7 @@ struct ReportTests {
         try write([Self.summary(strategy: "gcd", concurrency: 5, p95: 100, hitRate: 20)], to: newDirectory)
         let comparison = ResultsComparison(base: try ResultsDirectory(path: baseDirectory.path),
                                            new: try ResultsDirectory(path: newDirectory.path))
-        let p95 = try #require(comparison.lines.first { $0.metric == "latency_p95_ms" })
+        let p95 = try #require(comparison.lines.first { $0.metric == "display_p95_ms" })
         #expect(p95.cell == "gcd ×5")
         #expect(p95.base == 80 && p95.new == 100)
         #expect(p95.relativeChange == 0.25)
@@ -147,7 +153,7 @@ extension ReportTests {
             Dictionary(uniqueKeysWithValues: zip(csv[0], csv.dropFirst().first { $0[0] == strategy && $0[1] == limit }!))[column]!
         }
         let markdown = try MarkdownReport().render(results)
-        let (threads1, gcd1) = (median("threads", "1", "latency_p95_ms_median"), median("gcd", "1", "latency_p95_ms_median"))
+        let (threads1, gcd1) = (median("threads", "1", "display_p95_ms_median"), median("gcd", "1", "display_p95_ms_median"))
         #expect(markdown.contains("- At a limit of 1, threads had the lowest p95 display latency, \(threads1) ms, n = 90 shown per run, "
                                   + "20% below gcd (\(gcd1) ms, n = 90 shown per run), beyond the noise."), "\(markdown)")
         // 80 (79–81) against 100 (78–120): the intervals meet, so no winner is named.
@@ -184,7 +190,7 @@ extension ReportTests {
                 print(cells[0].text, cells[3].get("style"), cells[3].text)
         """, arguments: [page.path]).split(separator: "\n")
         #expect(rows.count == comparison.lines.count)
-        #expect(rows.contains("latency_p95_ms color: #d62728 +30.0%"), "\(rows)")
+        #expect(rows.contains("display_p95_ms color: #d62728 +30.0%"), "\(rows)")
         #expect(rows.contains("memory_hit_rate color: #2ca02c +20.0%"), "\(rows)")
         // Two runs a side cannot tell a change from noise: grey, and "?" in the text.
         let unsure = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: few.path))

@@ -62,7 +62,7 @@ extension ChildProcessRuns {
                 placeholder.record(nanoseconds: request.placeholder ?? 0)
             }
             #expect(result.latency == latency && result.placeholder == placeholder)
-            #expect(result.summary.latencyP99Ms == latency.milliseconds(atPercentile: 99))
+            #expect(result.summary.displayP99Ms == latency.milliseconds(atPercentile: 99))
             // Second by second (timeseries.csv), the run adds up to its summary exactly: HTTP
             // requests, rows' requests, bytes; the seconds' ttfb samples are the ttfb stage's.
             let seconds = result.timeline.intervals
@@ -140,11 +140,11 @@ extension ChildProcessRuns {
                 var union = LatencyHistogram()
                 for shard in 1...4 {
                     for request in try Self.rows(root.appendingPathComponent("run-\(shard)/requests.csv")) where request["outcome"] == "displayed" {
-                        union.record(nanoseconds: UInt64((Double(request["latency_ms"]!)! * 1e6).rounded()))
+                        union.record(nanoseconds: UInt64((Double(request["display_ms"]!)! * 1e6).rounded()))
                     }
                 }
                 #expect(union.count == Int(joined["displayed"]!))
-                #expect(String(format: "%.3f", union.milliseconds(atPercentile: 99)) == joined["latency_p99_ms"])
+                #expect(String(format: "%.3f", union.milliseconds(atPercentile: 99)) == joined["display_p99_ms"])
                 // timeseries.csv: each merged second has the requests the shards' requests.csv
                 // rows say were asked for in it, and the HTTP requests add up to the summary's.
                 var perSecond: [Int: Int] = [:]

@@ -71,7 +71,7 @@ struct EndToEndTests {
             #expect(request.latency! + 16_666_667 >= 100_000_000)
             #expect(request.stages!.timeToFirstByte >= 100_000_000)
         }
-        #expect(result.summary.latencyP50Ms >= 0)
+        #expect(result.summary.displayP50Ms >= 0)
     }
 
     @Test("requests.csv and summary.csv parse with Python's csv module")
@@ -97,8 +97,8 @@ struct EndToEndTests {
         let designColumns = [
             "strategy", "concurrency", "repeat", "rows", "requests", "memory_hits", "disk_hits", "network_fetches",
             "merged", "memory_hit_rate", "disk_hit_rate", "cancelled_queued", "cancelled_inflight", "bytes_downloaded",
-            "bytes_saved", "decode_ms_saved", "wasted_completions", "errors", "never_displayed", "latency_p50_ms",
-            "latency_p90_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "placeholder_ratio",
+            "bytes_saved", "decode_ms_saved", "wasted_completions", "errors", "never_displayed", "display_p50_ms",
+            "display_p90_ms", "display_p95_ms", "display_p99_ms", "display_max_ms", "placeholder_ratio",
             "hitch_ms_per_s", "dropped_frames", "achieved_concurrency_mean", "achieved_concurrency_peak",
             "images_per_s", "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "duration_s",
         ]

@@ -25,7 +25,7 @@ extension HTMLReport {
                 "\(aggregate.runs)", escape(ranked),
                 String(format: "%.1f", cell.placeholder.overall) + interval + " (\(requests))",
                 value(.placeholderP95, 1, "%.1f") + " (\(requests))",
-                value(.latencyP95, 1, "%.1f") + " (\(shown))",
+                value(.displayP95, 1, "%.1f") + " (\(shown))",
                 value(.readyP50, 1, "%.1f") + " / " + value(.readyP95, 1, "%.1f") + " (\(shown))",
                 value(.memoryHitRate, 100, "%.1f") + "%",
                 String(format: "%.1f", cell.bytesPerImage / 1000), String(format: "%.2f", cell.cpuPerImage * 1000),

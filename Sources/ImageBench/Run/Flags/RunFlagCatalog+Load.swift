@@ -129,7 +129,7 @@ extension RunFlag {
                 },
                 words: { _ in [] }),
         RunFlag("threshold", .repeatable, group: .output,
-                help: "A limit every run must keep, e.g. 'latency_p95_ms < 100' (also <=, >, >=; any metric of summary.csv); repeatable. One broken: exit 1 after the reports are written.",
+                help: "A limit every run must keep, e.g. 'display_p95_ms < 100' (also <=, >, >=; any metric of summary.csv); repeatable. One broken: exit 1 after the reports are written.",
                 apply: { _, target throws(PlanError) in
                     let texts = target.options.all("threshold")
                     target.output.thresholds = try spec { () throws(Threshold.ParseError) in try RunThresholds.parse(texts) }
