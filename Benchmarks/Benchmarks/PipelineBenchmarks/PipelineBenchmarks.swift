@@ -86,7 +86,7 @@ let benchmarks: @Sendable () -> Void = {
             _ = ib_jpeg_scaled_size(bytes, bytes.count, scale, &width, &height, &message)
             var output = [UInt8](repeating: 0, count: Int(width) * Int(height) * 4)
             for _ in benchmark.scaledIterations {
-                blackHole(ib_jpeg_decode_rgba(bytes, bytes.count, scale, &output, output.count, &warnings, &message))
+                blackHole(ib_jpeg_decode_rgba(bytes, bytes.count, scale, &output, output.count, &warnings, nil, &message))
             }
         }
     }
@@ -110,7 +110,7 @@ let benchmarks: @Sendable () -> Void = {
         var message = [CChar](repeating: 0, count: 200)
         for _ in benchmark.scaledIterations {
             for (image, scale) in zip(corpus.images, scales) {
-                blackHole(ib_jpeg_decode_rgba(image.bytes, image.bytes.count, scale, &output, output.count, &warnings, &message))
+                blackHole(ib_jpeg_decode_rgba(image.bytes, image.bytes.count, scale, &output, output.count, &warnings, nil, &message))
             }
         }
     }

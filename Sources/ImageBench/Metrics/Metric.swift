@@ -45,7 +45,7 @@ public struct Metric: Sendable, CustomStringConvertible {
     /// A column results directories written before 0.3 lack: reading one leaves it for
     /// `RunSummary(row:)` to fill from the columns they have.
     let since03: Bool
-    /// The column's name before 0.5 (`latency_p95_ms` for `display_p95_ms`), still read from older
+    /// The column's name before 0.6 (`latency_p95_ms` for `display_p95_ms`), still read from older
     /// results directories and accepted in thresholds, so a committed baseline keeps working.
     public let formerName: String?
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-/// Display latency's columns were `latency_*` until 0.5. Baselines recorded then (this project's
+/// Display latency's columns were `latency_*` until 0.6. Baselines recorded then (this project's
 /// own gate baseline among them, kept here as a fixture) must still gate, compare and merge.
 @Suite("former metric names")
 struct FormerNamesTests {
