@@ -24,9 +24,9 @@ struct TextTable: Sendable {
 
     var html: String {
         guard !rows.isEmpty else { return "" }
-        return "<h2>\(escape(title))</h2>\n<table class=\"numbers\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+        return "<h2>\(escape(title))</h2>\n<div class=\"table-wrap\">\n<table class=\"numbers\">\n<tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
             + rows.map { "<tr>" + $0.map { "<td>\(escape($0))</td>" }.joined() + "</tr>" }.joined(separator: "\n")
-            + "\n</table>\n<p>\(escape(legend))</p>\n"
+            + "\n</table>\n</div>\n<p>\(escape(legend))</p>\n"
     }
 
     var markdown: String {

@@ -57,7 +57,9 @@ extension HTMLReport {
     }
 
     /// One line per strategy over the limits; with repeats, each point's 95% interval as a whisker.
-    func sweepChart(_ context: Context, metric: Metric, title: String, scale: Double = 1, unit: String = "") -> String {
+    /// The axis starts at 0; a share of all requests (`whole`: 100 for a percentage) runs to the
+    /// whole, so a hit rate going from 0.2 to 2.2% stays a small change at the bottom, as it is.
+    func sweepChart(_ context: Context, metric: Metric, title: String, scale: Double = 1, unit: String = "", whole: Double? = nil) -> String {
         let cells = context.aggregates
         // One line per strategy (and format, with several): "threads", "threads avif".
         func line(_ cell: CellAggregate) -> String {
@@ -67,13 +69,13 @@ extension HTMLReport {
         let limits = Array(Set(cells.map(\.concurrency))).sorted()
         let estimate = { (cell: CellAggregate) in cell.estimate(metric)! }
         let highest = cells.map { estimate($0).high * scale }.max() ?? 1
-        let (ticks, end) = RoundTicks.ticks(upTo: max(highest, 1e-9) * 1.05, count: 4)
+        let (ticks, end) = RoundTicks.ticks(upTo: whole ?? max(highest, 1e-9) * 1.05, count: 4)
         let legend = strategies.map { name in
             let cell = cells.first { line($0) == name }!
             return (name: name, colour: context.severalFormats ? SeriesColours.hue(format: cell.format).hex
                                                                 : StrategyKind(rawValue: name).map(context.colours.strategy) ?? "#000000")
         }
-        let frame = ChartFrame(width: 350, plotHeight: 200, x: Double(limits.first!)...Double(limits.last!), y: 0...end, legend: legend)
+        let frame = ChartFrame(width: 340, plotHeight: 200, x: Double(limits.first!)...Double(limits.last!), y: 0...end, legend: legend)
         let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
         var svg = frame.axes(xTicks: limits.map { (Double($0), "\($0)") },
                              yTicks: ticks.map { ($0, RoundTicks.label($0, step: step, unit: unit)) },

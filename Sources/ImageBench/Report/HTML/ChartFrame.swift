@@ -80,8 +80,13 @@ struct ChartFrame {
         return svg + "</g>\n"
     }
 
-    func svg(_ content: String, label: String) -> String {
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"\(label)\" width=\"\(svgNumber(width))\" height=\"\(svgNumber(height))\">\n\(content)</svg>\n"
+    func svg(_ content: String, label: String) -> String { Self.svg(content, label: label, width: width, height: height) }
+
+    /// The chart's own size, and a viewBox so that a page narrower than it scales it down (the
+    /// page's `svg.chart { max-width: 100% }`) rather than scroll sideways.
+    static func svg(_ content: String, label: String, width: Double, height: Double) -> String {
+        let (w, h) = (svgNumber(width), svgNumber(height))
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"\(label)\" width=\"\(w)\" height=\"\(h)\" viewBox=\"0 0 \(w) \(h)\">\n\(content)</svg>\n"
     }
 
     /// A line through `points`, optionally with a dot at each.
@@ -91,6 +96,18 @@ struct ChartFrame {
         var svg = "<polyline class=\"series\" data-series=\"\(escape(series))\" points=\"\(list)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"\(n(width))\"/>\n"
         if dots { svg += points.map { "<circle cx=\"\(n($0.0))\" cy=\"\(n($0.1))\" r=\"3\" fill=\"\(colour)\"/>" }.joined() + "\n" }
         return svg
+    }
+
+    /// A line through the points that are there, broken where one is nil (a second with no
+    /// sample): each run of points is its own `M…L…` subpath, so no line claims a second nobody
+    /// measured. A point alone between gaps has no line to be on: it is a dot.
+    static func brokenLine(_ points: [(Double, Double)?], colour: String, series: String, width: Double = 2) -> String {
+        let n = svgNumber
+        let runs = points.split(omittingEmptySubsequences: true) { $0 == nil }.map { $0.compactMap { $0 } }
+        let d = runs.filter { $0.count > 1 }.map { "M" + $0.map { "\(n($0.0)) \(n($0.1))" }.joined(separator: "L") }.joined()
+        let dots = runs.filter { $0.count == 1 }.map { "<circle cx=\"\(n($0[0].0))\" cy=\"\(n($0[0].1))\" r=\"\(n(width + 1))\" fill=\"\(colour)\"/>" }
+        return "<path class=\"series\" data-series=\"\(escape(series))\" d=\"\(d)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"\(n(width))\" "
+            + "stroke-linejoin=\"round\"/>\n" + (dots.isEmpty ? "" : dots.joined() + "\n")
     }
 
     /// A 95% interval as a horizontal whisker with caps, at height `y`, in black over a bar.

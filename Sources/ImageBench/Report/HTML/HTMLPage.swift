@@ -9,7 +9,7 @@ func page(title: String, style: String, body: String) -> String {
     <meta charset="utf-8"/>
     <title>\(escape(title))</title>
     <style>
-    body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }
+    body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px auto; padding: 0 16px; max-width: 1100px; box-sizing: border-box; color: #222; }
     h1 { font-size: 24px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ddd; }
     \(style)
     </style>

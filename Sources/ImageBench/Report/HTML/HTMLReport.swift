@@ -41,13 +41,12 @@ public struct HTMLReport: ReportWriter {
             body += "<h2>Concurrency sweep</h2>\n<div class=\"row\">\n"
             body += sweepChart(context, metric: .placeholderMean, title: "mean placeholder time (ms)")
             body += sweepChart(context, metric: .displayP95, title: "p95 display latency (ms)")
-            body += sweepChart(context, metric: .memoryHitRate, title: "memory hit rate", scale: 100, unit: "%")
+            body += sweepChart(context, metric: .memoryHitRate, title: "memory hit rate", scale: 100, unit: "%", whole: 100)
             body += sweepChart(context, metric: .bytesDownloaded, title: "downloaded (MB)", scale: 1e-6)
             body += "</div>\n"
         }
         body += "<h2>Hitches and dropped frames</h2>\n<p>The app's own: main-loop work that overran its frame. Frames the host woke "
-            + "the loop late for are counted apart (a run late on more than 5% of them is not ranked).</p>\n<div class=\"row\">\n"
-        body += frameCharts(context) + "</div>\n"
+            + "the loop late for are counted apart (a run late on more than 5% of them is not ranked).</p>\n" + frameCharts(context)
         body += "<h2>Where requests were served from</h2>\n" + sourcesChart(context)
         body += cacheSizeChart(context)
         let load = loadCharts(context)
@@ -69,28 +68,40 @@ public struct HTMLReport: ReportWriter {
 
     static let style = """
         .row { display: flex; flex-wrap: wrap; gap: 12px; } svg { background: #fff; }
+        svg.chart { max-width: 100%; height: auto; }
         table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
+        table.configuration td { overflow-wrap: anywhere; }
+        .table-wrap { max-width: 100%; overflow-x: auto; }
         table.numbers td, table.numbers th:first-child { text-align: right; white-space: nowrap; }
         table.numbers { font-size: 12px; } table.numbers td, table.numbers th { padding: 3px 5px; }
+        table.numbers .detail { display: block; color: #666; font-size: 11px; white-space: normal; } .detail span { white-space: nowrap; }
         .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; }
         .warn { background: #fff3cd; padding: 6px 10px; } .note { color: #555; font-size: 12px; }
         """
 
-    /// Hitch time, dropped frames and host-late frames per cell, with intervals over repeats.
+    /// Hitch time, dropped frames and host-late frames per cell, with intervals over repeats; a
+    /// chart no run had any of is left out, and one sentence names it.
     func frameCharts(_ context: Context) -> String {
-        let metrics: [(Metric, String, String, String, Bool)] = [
-            (.hitchMsPerS, "hitches", "App hitch time", "ms per second of scrolling", false),
-            (.droppedFrames, "dropped-frames", "Frames the app dropped", "frames", true),
-            (.hostLateFrames, "host-late", "Frames the host woke late", "frames", true),
+        let metrics: [(Metric, String, String, String, String, Bool)] = [
+            (.hitchMsPerS, "hitches", "hitches", "App hitch time", "ms per second of scrolling", false),
+            (.droppedFrames, "dropped-frames", "dropped frames", "Frames the app dropped", "frames", true),
+            (.hostLateFrames, "host-late", "host-late frames", "Frames the host woke late", "frames", true),
         ]
-        return metrics.map { metric, label, title, unit, integers in
-            cellBars(context, label: label, title: title, unit: unit, width: 360, integers: integers) { _, runs in
+        var leftOut = LeftOutCharts(), charts = ""
+        for (metric, label, name, title, unit, integers) in metrics {
+            let values = context.runs.flatMap { $0.map { metric.number(of: $0.summary) ?? 0 } }
+            guard !LeftOutCharts.allZero(values) else {
+                leftOut.absent.append(name)
+                continue
+            }
+            charts += cellBars(context, label: label, title: title, unit: unit, width: 340, integers: integers) { _, runs in
                 let values = runs.map { metric.number(of: $0.summary) ?? 0 }
                 let estimate = RepeatStatistics.median(values)
                 let interval = values.count > 1 ? (estimate.low, estimate.high) : nil
                 return (estimate.median, interval?.0, interval?.1, String(format: integers ? "%.0f" : "%.1f", estimate.median))
             }
-        }.joined()
+        }
+        return leftOut.html + (charts.isEmpty ? "" : "<div class=\"row\">\n" + charts + "</div>\n")
     }
 
     func configurationTable(_ results: BenchmarkResults) -> String {
@@ -105,6 +116,6 @@ public struct HTMLReport: ReportWriter {
             ("pipeline", "transport \(settings.transport.rawValue), filter \(settings.filter.rawValue), cancel \(settings.cancelPolicy.rawValue), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_000_000) MB"),
         ]
         for (name, value) in results.environment.json.sorted(by: { $0.key < $1.key }) { rows.append((name.replacingOccurrences(of: "_", with: " "), value is NSNull ? "unknown" : "\(value)")) }
-        return "<table>\n" + rows.map { "<tr><th>\(escape($0.0))</th><td>\(escape($0.1))</td></tr>" }.joined(separator: "\n") + "\n</table>\n"
+        return "<table class=\"configuration\">\n" + rows.map { "<tr><th>\(escape($0.0))</th><td>\(escape($0.1))</td></tr>" }.joined(separator: "\n") + "\n</table>\n"
     }
 }

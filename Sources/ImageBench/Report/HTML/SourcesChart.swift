@@ -34,6 +34,6 @@ extension HTMLReport {
             legend += "<rect x=\"\(n(labelWidth + Double(index) * 90))\" y=\"4\" width=\"10\" height=\"10\" fill=\"\(SeriesColours.kind(kind.name))\"/>"
                 + "<text x=\"\(n(labelWidth + Double(index) * 90 + 14))\" y=\"13\" font-size=\"11\">\(kind.name)</text>"
         }
-        return "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" data-chart=\"sources\" width=\"1000\" height=\"\(n(height))\">\n\(legend)</g>\n\(svg)</svg>\n"
+        return ChartFrame.svg(legend + "</g>\n" + svg, label: "sources", width: 1000, height: height)
     }
 }
