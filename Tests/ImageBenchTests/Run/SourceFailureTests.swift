@@ -13,7 +13,8 @@ extension ChildProcessRuns {
             let size = PixelSize(width: 320, height: 240)
             try Data(try ImageEncoder.jpeg(PhotoSynthesizer.rgb(size: size, seed: seed), size: size, channels: 3))
                 .write(to: www.appendingPathComponent("photo.jpg"))
-            return try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }")
+            return try Nginx(root: www, extra: "location /row/ { rewrite ^ /photo.jpg break; }",
+                             accessLog: root.appendingPathComponent("access.log"))
         }
 
         @Test("nginx killed mid-run: the run completes with connection errors counted, writes its reports, exits 0")
@@ -26,7 +27,10 @@ extension ChildProcessRuns {
                 let imgbench = try BackgroundRun(["--source", "\(nginx.baseURL)/row/{row}.jpg", "--rows", "1500", "--strategies", "threads",
                                              "--out", out.path], log: root.appendingPathComponent("stderr.log"))
                 let process = imgbench.process
-                imgbench.waitUntilScrolling(thenFor: 2)
+                // Killed mid-run: once the run has had 30 images from it (rows 1500 keep it going).
+                try #require(imgbench.waitUntilScrolling {
+                    answeredRequests(in: root.appendingPathComponent("access.log"), containing: "/row/") >= 30
+                }, "\(imgbench.output)")
                 nginx.kill()
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0, "\(imgbench.output)")

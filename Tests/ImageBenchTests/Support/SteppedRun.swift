@@ -43,16 +43,3 @@ func steppedRun(_ settings: RunSettings, strategy: StrategyKind = .threads, conc
                         cell: RunCell(strategy: strategy, concurrency: concurrency, repetition: 1))
     return run.runEveryFrame { frame, step in around.map { $0(run, frame, step) } ?? step() }
 }
-
-/// Polls `condition` every `interval` seconds until it holds or `seconds` pass (a generous
-/// deadline: only a hung run reaches it). Returns whether it held. Instead of a fixed sleep,
-/// which is too short on a busy shared machine and wasted time on an idle one.
-@discardableResult
-func waitUntil(deadline seconds: Double = 30, every interval: Double = 0.02, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() >= deadline { return false }
-        Thread.sleep(forTimeInterval: interval)
-    }
-    return true
-}
