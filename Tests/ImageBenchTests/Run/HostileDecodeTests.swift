@@ -47,15 +47,6 @@ extension ChildProcessRuns {
             return try body(manifest.path, root, urls)
         }
 
-        /// User and system CPU seconds of a process so far (/proc/PID/stat, fields 14 and 15).
-        static func cpuSeconds(_ pid: Int32) throws -> Double {
-            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-            // Fields after the command, which is in parentheses and may hold spaces.
-            let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
-            let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
-            return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
-        }
-
         static func requests(_ out: URL) throws -> [[String: String]] {
             let rows = CSVTable.parse(try String(contentsOf: out.appendingPathComponent("requests.csv"), encoding: .utf8))
             let header = try #require(rows.first)
