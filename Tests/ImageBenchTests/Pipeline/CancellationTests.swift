@@ -28,7 +28,8 @@ struct CancellationTests {
             outcome.withLockedValue { $0 = result }
             done.signal()
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        // Cancelled once the body is on its way (some bytes sent), not after a guessed time.
+        try #require(waitUntil { server.bytesSent > 0 }, "the transfer never started")
         #expect(token.cancel() == .inFlight)
         done.wait()
         let result = try #require(outcome.withLockedValue { $0 })
@@ -37,8 +38,9 @@ struct CancellationTests {
             return
         }
         #expect(received < image.bytes.count)
-        // The server stops sending once the client has gone.
-        Thread.sleep(forTimeInterval: 0.3)
+        // The server stops sending once the client has gone: it notices and closes the
+        // connection, and what it sent by then is less than the image.
+        #expect(waitUntil { server.connectionCounts.open == 0 }, "\(server.connectionCounts)")
         #expect(server.bytesSent < image.bytes.count)
     }
 
@@ -57,7 +59,8 @@ struct CancellationTests {
         let fetch = Task {
             try await transport.fetchAsync("\(server.baseURL)/\(corpus.images[0].path)", expectedBytes: nil, token: token)
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // Cancelled once the server holds the request (its connection is open), not after a guessed time.
+        #expect(try await waitUntil { server.connectionCounts.open == 1 }, "\(server.connectionCounts)")
         #expect(token.cancel() == .inFlight)
         let result = await fetch.result
         guard case .failure(let error) = result, case .cancelled(let received, _) = error as? FetchError else {

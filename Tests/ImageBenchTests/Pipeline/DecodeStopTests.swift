@@ -136,45 +136,71 @@ struct DecodeStopTests {
         func shutdown() {}
     }
 
-    /// The bomb through the pipeline under a 1 s `--timeout`: the outcome, and the load's time.
-    static func loadBomb(cancelAfter: Double?) throws -> (outcome: LoadOutcome, seconds: Double, cancelled: Double?) {
+    /// CPU seconds a thread has run, by its CPU-time clock.
+    static func cpuSeconds(_ clock: clockid_t) -> Double {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// The bomb through the pipeline under a 1 s `--timeout`, decoded on this thread: the outcome,
+    /// the load's wall time, and the CPU seconds this thread decoded on after the stop (the
+    /// deadline passing, or the cancel). CPU, not wall time, measures how soon the decode stopped:
+    /// a busy host stretches the wall time of the same work. `cancelAfterCPU`: cancel once the
+    /// decode has run that long (mid-decode, whatever the host's load); nil: let the deadline end it.
+    static func loadBomb(cancelAfterCPU: Double?) throws -> (outcome: LoadOutcome, seconds: Double, cpuAfterStop: Double) {
         let pipeline = ImagePipeline(processor: ImageFilter.none, memoryCache: MemoryCache(costLimit: 1 << 24),
                                      decodeLimits: DecodeLimits(maxPixels: 1_000_000_000), timeoutMilliseconds: 1_000)
         let transport = BytesTransport(bytes: try pngBomb())
         let token = LoadToken()
-        let start = MonotonicClock.now()
-        let cancelled = Locked<UInt64?>(nil)
-        if let cancelAfter {
-            Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: cancelAfter)
-                cancelled.withLockedValue { $0 = MonotonicClock.now() }
+        var clock = clockid_t()
+        try #require(pthread_getcpuclockid(pthread_self(), &clock) == 0)
+        // The clock counts the thread's whole life: the decode's CPU is what it gains from here.
+        let (loader, start, base) = (clock, MonotonicClock.now(), cpuSeconds(clock))
+        let stoppedAt = Locked<Double?>(nil)  // this thread's CPU seconds when the stop came
+        Thread.detachNewThread {
+            if let cancelAfterCPU {
+                // Never reached (the decode is not on the loading thread, or ended first): no stop
+                // is recorded, and the test fails rather than measure nothing.
+                guard waitUntil(every: 0.005, { cpuSeconds(loader) - base >= cancelAfterCPU }) else { return }
+                stoppedAt.withLockedValue { $0 = cpuSeconds(loader) }
                 _ = token.cancel()
+            } else {
+                // The decode stops itself at the deadline, maybe before this thread looks: keep the
+                // last sample taken before it (an overestimate of the CPU past it, by one interval).
+                waitUntil(every: 0.002) {
+                    guard MonotonicClock.now() < start + 1_000_000_000 else { return true }
+                    stoppedAt.withLockedValue { $0 = cpuSeconds(loader) }
+                    return false
+                }
             }
         }
         let step = pipeline.load(LoadRequest(url: "http://bomb/", expectedBytes: nil), id: 1, token: token,
                                  submittedAt: start, transport: transport)
-        let end = MonotonicClock.now()
+        let (end, cpuEnd) = (MonotonicClock.now(), cpuSeconds(loader))
         let output = try #require(step?.output)
-        let cancelledAt = cancelled.withLockedValue { $0 }
-        return (output.completion.outcome, Double(end - start) / 1e9, cancelledAt.map { Double(end - min(end, $0)) / 1e9 })
+        // The watcher records the stop before it cancels; a load that ended first has none.
+        let stop = try #require(stoppedAt.withLockedValue { $0 }, "the load ended before its stop")
+        return (output.completion.outcome, Double(end - start) / 1e9, max(0, cpuEnd - stop))
     }
 
-    @Test("a PNG bomb's load ends within --timeout + 0.5 s, a timeout; cancelled mid-decode, it ends cancelled at once")
+    @Test("a PNG bomb's load ends at --timeout, a timeout, decoding under 0.5 CPU-s past it; cancelled mid-decode, it ends cancelled within 0.5 CPU-s")
     func bombThroughThePipeline() async throws {
         try await onOwnThread {
-            let timedOut = try Self.loadBomb(cancelAfter: nil)
-            print("bomb load with --timeout 1: ended after \(timedOut.seconds) s")
+            let timedOut = try Self.loadBomb(cancelAfterCPU: nil)
+            print("bomb load with --timeout 1: ended after \(timedOut.seconds) s, \(timedOut.cpuAfterStop) CPU-s past the deadline")
             guard case .failed(let failure) = timedOut.outcome else { Issue.record("\(timedOut.outcome)"); return }
             #expect(failure.errorClass == .timeout && failure == .decode(.stopped(.deadline)))
-            // At the deadline, not before it; an 8 GB inflate unstopped takes tens of seconds.
-            #expect(timedOut.seconds >= 1 && timedOut.seconds < 1 + 0.5 * Fixtures.sanitizerSlack, "\(timedOut.seconds) s")
+            // At the deadline, not before it (a lower bound a busy host cannot break); stopped soon
+            // after it: an 8 GB inflate unstopped decodes for tens of CPU-seconds.
+            #expect(timedOut.seconds >= 1, "\(timedOut.seconds) s")
+            #expect(timedOut.cpuAfterStop < 0.5 * Fixtures.sanitizerSlack, "\(timedOut.cpuAfterStop) CPU-s past the deadline")
 
-            let cancelled = try Self.loadBomb(cancelAfter: 0.4)
-            let late = try #require(cancelled.cancelled)
-            print("bomb load cancelled at 0.4 s: ended \(late * 1000) ms after the cancel")
+            let cancelled = try Self.loadBomb(cancelAfterCPU: 0.3)
+            print("bomb load cancelled after 0.3 CPU-s of decoding: \(cancelled.cpuAfterStop) CPU-s after the cancel")
             guard case .cancelled = cancelled.outcome else { Issue.record("\(cancelled.outcome)"); return }
-            // Within 100 ms on a quiet machine (a row is well under a millisecond); generous for a noisy one.
-            #expect(late < 0.5 * Fixtures.sanitizerSlack && cancelled.seconds < 0.45 + 0.5 * Fixtures.sanitizerSlack, "\(late) s after the cancel")
+            // Well under a millisecond a row: a stopped decode ends within a few rows' work.
+            #expect(cancelled.cpuAfterStop < 0.5 * Fixtures.sanitizerSlack, "\(cancelled.cpuAfterStop) CPU-s after the cancel")
         }
     }
 }

@@ -110,24 +110,36 @@ struct ResumeTests {
         #expect(partials.count == 2 && partials.take("c") == nil && partials.take("e")?.bytes.count == 100)
     }
 
-    @Test("in a run that scrolls back over cancelled transfers, loads resume with ranges and every image still decodes")
+    @Test("in a run that scrolls back over cancelled transfers, loads resume with ranges, download fewer bytes than without --resume, and every image still decodes")
     func resumesInARun() async throws {
-        let (summary, ranges) = try await onOwnThread {
-            var settings = RunSettings()
-            settings.rows = 200
-            settings.scroll = .revisit
-            settings.network = try NetworkProfile(parsing: "latency=60ms,bandwidth=300KB/s")
-            settings.settleSeconds = 1
-            settings.resume = true
-            return try Fixtures.withServedWorkload(settings, seconds: 15) { workload, server in
-                let result = ScrollRun(workload: workload, settings: settings, cell: RunCell(strategy: .threads, concurrency: 4, repetition: 1)).run()
-                return (result.summary, server.rangeRequests)
+        // The same trace and seed with and without --resume, every frame of it drawn.
+        func run(resume: Bool) async throws -> (RunSummary, [ServedRange]) {
+            try await onOwnThread {
+                var settings = RunSettings()
+                settings.rows = 200
+                settings.scroll = .revisit
+                settings.network = try NetworkProfile(parsing: "latency=60ms,bandwidth=300KB/s")
+                settings.settleSeconds = 1
+                settings.resume = resume
+                return try Fixtures.withServedWorkload(settings, seconds: 15) { workload, server in
+                    let run = ScrollRun(workload: workload, settings: settings, cell: RunCell(strategy: .threads, concurrency: 4, repetition: 1))
+                    return (run.runEveryFrame().summary, server.rangeRequests)
+                }
             }
         }
-        #expect(summary.resumedLoads > 0 && summary.bytesResumed > 0, "\(summary.cancelledInflight) cancelled in flight")
+        let (summary, ranges) = try await run(resume: true)
+        let (plain, plainRanges) = try await run(resume: false)
+        let report = "with --resume \(summary.bytesDownloaded) B downloaded (\(summary.bytesResumed) B resumed, \(summary.resumedLoads) loads), "
+            + "without \(plain.bytesDownloaded) B; \(summary.cancelledInflight) and \(plain.cancelledInflight) cancelled in flight"
+        print("resume: \(report)")
+        #expect(summary.resumedLoads > 0 && summary.bytesResumed > 0, "\(report)")
         // Every resumed load was a range the server answered with its part (a resumed transfer
         // can itself be cancelled again); the embedded server refuses none.
         #expect(summary.resumedLoads <= ranges.filter(\.partial).count && summary.resumesRefused == 0)
         #expect(summary.errors == 0 && summary.decodeWarnings == 0)
+        // Without --resume no range is asked for, and the bytes resuming reused are downloaded
+        // again: the same trace costs more.
+        #expect(plainRanges.isEmpty && plain.bytesResumed == 0 && plain.errors == 0, "\(report)")
+        #expect(summary.bytesDownloaded < plain.bytesDownloaded, "\(report)")
     }
 }

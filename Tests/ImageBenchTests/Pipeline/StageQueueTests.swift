@@ -35,9 +35,13 @@ struct StageQueueTests {
         #expect(singleSlow.decodeConcurrencyPeak > 2, "\(report)")
         #expect(splitSlow.networkConcurrencyMean >= 0.85 * split.networkConcurrencyMean, "\(report)")
         #expect(singleSlow.networkConcurrencyMean <= 0.8 * single.networkConcurrencyMean, "\(report)")
-        // Every load still finished and was shown.
-        for summary in [split, splitSlow, single, singleSlow] {
-            #expect(summary.errors == 0 && summary.neverDisplayed < summary.requests, "\(report)")
+        // No load failed and the policy cancelled none (`--cancel none`): a slow decoder delays
+        // loads, it does not break them. Not "every load was shown": a fling carries rows off
+        // screen before a 300 ms load lands, and the uncancelled backlog outlasts the settle time
+        // (the last screen's rows still wait at the end), so never-displayed is not 0 here.
+        for s in [split, splitSlow, single, singleSlow] {
+            #expect(s.errors == 0 && s.decodeWarnings == 0 && s.cancelledQueued == 0 && s.cancelledInflight == 0, "\(report)")
+            #expect(s.displayed > 0 && s.displayed + s.neverDisplayed == s.requests, "\(report)")
         }
     }
 }

@@ -145,8 +145,28 @@ struct CachePolicyTests {
 
     @Test("suspend-while-dragging starts no load while the content moves")
     func suspendWhileDragging() async throws {
-        let suspended = try await Self.run(rows: 400, network: "latency=30ms") { $0.cancelPolicy = .suspendWhileDragging }
+        // Every frame drawn, the test watching how many loads the main loop started in each.
+        let (suspended, startedMoving, startedStill) = try await onOwnThread {
+            var settings = RunSettings()
+            settings.rows = 400
+            settings.network = try NetworkProfile(parsing: "latency=30ms")
+            settings.settleSeconds = 1
+            settings.cancelPolicy = .suspendWhileDragging
+            var (moving, still) = ([Int](), [Int]())
+            let result = try steppedRun(settings) { run, frame, step in
+                let (moves, before) = (run.moves(inFrame: frame), run.registry.nextID)
+                let going = step()
+                for _ in before..<run.registry.nextID { moves ? moving.append(frame) : still.append(frame) }
+                return going
+            }
+            return (result.summary, moving, still)
+        }
         let offscreen = try await Self.run(rows: 400, network: "latency=30ms") { $0.cancelPolicy = .offscreen }
+        // One entry per load started, naming its frame.
+        #expect(startedMoving.isEmpty, "loads started in moving frames \(startedMoving.prefix(20))")
+        // Not vacuous: loads did start, in the frames where the trace stood still (at least the
+        // first screen's rows, and the rows on screen where the trace comes to rest).
+        #expect(Set(startedStill).count >= 2 && startedStill.count >= 10, "loads started in still frames \(startedStill)")
         #expect(suspended.requests == suspended.memoryHits + suspended.diskHits + suspended.networkFetches + suspended.merged + suspended.errors)
         // Flings leave the rows they pass as placeholders: far fewer images are fetched and shown.
         #expect(suspended.bytesDownloaded < offscreen.bytesDownloaded)
@@ -154,13 +174,31 @@ struct CachePolicyTests {
         #expect(suspended.displayed > 0)  // the stops in the trace load what is on screen
     }
 
-    @Test("prefetching loads rows ahead, so more rows are ready when they appear")
+    @Test("prefetching loads rows ahead, so fewer rows wait for their image when they appear")
     func prefetch() async throws {
-        let plain = try await Self.run(rows: 300, network: "latency=60ms")
-        let ahead = try await Self.run(rows: 300, network: "latency=60ms") { $0.prefetch = 10 }
-        #expect(plain.prefetchLoads == 0)
-        #expect(ahead.prefetchLoads > 0)
-        #expect(ahead.prefetchCancelled > 0)  // a fling outruns its prefetches
+        // Both runs draw every frame of the same trace, so they see the same rows appear.
+        func run(prefetch: Int) async throws -> RunResult {
+            try await onOwnThread {
+                var settings = RunSettings()
+                settings.rows = 300
+                settings.network = try NetworkProfile(parsing: "latency=60ms")
+                settings.settleSeconds = 1
+                settings.prefetch = prefetch
+                return try steppedRun(settings)
+            }
+        }
+        let plain = try await run(prefetch: 0), ahead = try await run(prefetch: 10)
+        // A row waited when its image was not on screen in the frame it appeared in.
+        func waited(_ result: RunResult) -> Int { result.requests.count { $0.displayFrame != $0.visibleFrame } }
+        let report = "rows that waited: \(waited(plain)) of \(plain.requests.count) without prefetch, "
+            + "\(waited(ahead)) of \(ahead.requests.count) with; placeholder ratio \(plain.summary.placeholderRatio) vs \(ahead.summary.placeholderRatio)"
+        print("prefetch: \(report)")
+        #expect(plain.summary.prefetchLoads == 0)
+        #expect(ahead.summary.prefetchLoads > 0)
+        #expect(ahead.summary.prefetchCancelled > 0)  // a fling outruns its prefetches
+        #expect(plain.requests.map(\.row) == ahead.requests.map(\.row), "the same rows appear, in the same order")
+        #expect(waited(ahead) < waited(plain), "\(report)")
+        #expect(ahead.summary.placeholderRatio < plain.summary.placeholderRatio, "\(report)")
     }
 }
 

@@ -132,18 +132,16 @@ struct CommandLineTests {
         }
     }
 
-    @Test("--clients beyond what the machine can hold: refused in seconds with the estimate (exit 2), nothing allocated or left behind")
+    @Test("--clients beyond what the machine can hold: refused with the estimate (exit 2) before any corpus is generated, nothing left behind")
     func memoryRefusal() async throws {
         try await onOwnThread {
             let directory = try Fixtures.temporaryDirectory("too-big")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let started = Date()
             let run = try Fixtures.imgbench(["--clients", "1000", "--out", directory.appendingPathComponent("results").path])
             #expect(run.status == 2, "\(run.output)")
             #expect(run.output.contains("this plan needs about") && run.output.contains("memory caches (1000 users"), "\(run.output)")
             #expect(!run.output.contains("generating"), "it allocated the corpus first")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("results").path))
-            #expect(Date().timeIntervalSince(started) < 10)
         }
     }
 

@@ -66,7 +66,13 @@ struct ServerBackpressureTests {
                     request = request.dropFirst(sent)
                     if sent == 0 { Thread.sleep(forTimeInterval: 0.001) }
                 }
-                Thread.sleep(forTimeInterval: 0.3)  // not reading yet: the server's output stalls
+                // Not reading yet: wait until the server's output stalls (it has written, and writes
+                // no more while nobody reads), so the reads below resume a stalled connection.
+                var written = -1
+                #expect(waitUntil(every: 0.05) {
+                    defer { written = server.bytesSent }
+                    return written > 0 && server.bytesSent == written
+                }, "\(profile.name): the output never stalled")
                 let responses = peer.readResponses(images.count)
                 #expect(responses.count == images.count, "\(profile.name)")
                 let wrong = zip(responses, images).enumerated()

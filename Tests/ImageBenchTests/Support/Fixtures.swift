@@ -133,13 +133,12 @@ struct BackgroundRun {
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-    /// Returns once scrolling has begun (the progress names the trace) and `seconds` more passed.
-    func waitUntilScrolling(thenFor seconds: Double) {
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, process.isRunning, !output.contains("scroll trace") {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        Thread.sleep(forTimeInterval: seconds)
+    /// Waits until scrolling has begun (the progress names the trace) and `condition` holds:
+    /// true then, false if the process ended or 120 s passed first. A condition, not a fixed
+    /// time after the start, which a busy shared machine can make too short.
+    func waitUntilScrolling(and condition: () -> Bool = { true }) -> Bool {
+        waitUntil(deadline: 120, every: 0.05) { !process.isRunning || (output.contains("scroll trace") && condition()) }
+            && process.isRunning
     }
 }
 

@@ -15,7 +15,8 @@ final class Nginx {
     }
 
     /// Serves `root` on `port` (default: a free one). `extra` goes into the server block.
-    init(root: URL, port: Int? = nil, extra: String = "") throws {
+    /// `accessLog`: where nginx logs each request it answered (tests wait on it); nil: nowhere.
+    init(root: URL, port: Int? = nil, extra: String = "", accessLog: URL? = nil) throws {
         guard let executable = Self.executable else { throw NginxError(description: "nginx is not installed (scripts/setup --test installs it)") }
         directory = try Fixtures.temporaryDirectory("nginx")
         self.port = try port ?? Self.freePort()
@@ -27,7 +28,7 @@ final class Nginx {
         error_log \(directory.path)/error.log warn;
         events { worker_connections 256; }
         http {
-            access_log off;
+            access_log \(accessLog?.path ?? "off");
             client_body_temp_path \(directory.path)/body;
             proxy_temp_path \(directory.path)/proxy;
             fastcgi_temp_path \(directory.path)/fastcgi;
