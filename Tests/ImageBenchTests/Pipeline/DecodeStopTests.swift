@@ -149,8 +149,11 @@ struct DecodeStopTests {
     /// a busy host stretches the wall time of the same work. `cancelAfterCPU`: cancel once the
     /// decode has run that long (mid-decode, whatever the host's load); nil: let the deadline end it.
     static func loadBomb(cancelAfterCPU: Double?) throws -> (outcome: LoadOutcome, seconds: Double, cpuAfterStop: Double) {
+        // Cancelled: a deadline far off, so a busy host that gives the decode under 0.3 CPU-s in a
+        // second cannot end it before the cancel comes.
         let pipeline = ImagePipeline(processor: ImageFilter.none, memoryCache: MemoryCache(costLimit: 1 << 24),
-                                     decodeLimits: DecodeLimits(maxPixels: 1_000_000_000), timeoutMilliseconds: 1_000)
+                                     decodeLimits: DecodeLimits(maxPixels: 1_000_000_000),
+                                     timeoutMilliseconds: cancelAfterCPU == nil ? 1_000 : 120_000)
         let transport = BytesTransport(bytes: try pngBomb())
         let token = LoadToken()
         var clock = clockid_t()
@@ -158,7 +161,11 @@ struct DecodeStopTests {
         // The clock counts the thread's whole life: the decode's CPU is what it gains from here.
         let (loader, start, base) = (clock, MonotonicClock.now(), cpuSeconds(clock))
         let stoppedAt = Locked<Double?>(nil)  // this thread's CPU seconds when the stop came
+        // The load starts only once the watcher runs: a watcher thread the host started late
+        // would find the deadline passed and leave no sample at all.
+        let watching = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
+            watching.signal()
             if let cancelAfterCPU {
                 // Never reached (the decode is not on the loading thread, or ended first): no stop
                 // is recorded, and the test fails rather than measure nothing.
@@ -168,6 +175,7 @@ struct DecodeStopTests {
             } else {
                 // The decode stops itself at the deadline, maybe before this thread looks: keep the
                 // last sample taken before it (an overestimate of the CPU past it, by one interval).
+                stoppedAt.withLockedValue { $0 = cpuSeconds(loader) }
                 waitUntil(every: 0.002) {
                     guard MonotonicClock.now() < start + 1_000_000_000 else { return true }
                     stoppedAt.withLockedValue { $0 = cpuSeconds(loader) }
@@ -175,6 +183,7 @@ struct DecodeStopTests {
                 }
             }
         }
+        watching.wait()
         let step = pipeline.load(LoadRequest(url: "http://bomb/", expectedBytes: nil), id: 1, token: token,
                                  submittedAt: start, transport: transport)
         let (end, cpuEnd) = (MonotonicClock.now(), cpuSeconds(loader))
