@@ -91,7 +91,7 @@ extension ComparisonTable {
 
     /// What the abbreviated headers mean, under the table.
     static let appColumnsLegend = "ph: placeholder time, from a row's first frame on screen to its image (every request); "
-        + "display: latency from request to image shown (the requests shown); cancel q/in: loads cancelled while queued / in flight; "
+        + "display: display latency, from the frame a row became visible to the frame its image was shown (the requests shown); cancel q/in: loads cancelled while queued / in flight; "
         + "max MB saved: bytes of cancelled images never fetched later (an upper bound on what cancelling saved); "
         + "placeholder: share of on-screen row time spent on a placeholder; conc: loads at once, mean/peak."
     static let loadColumnsLegend = "ttfb: time to first byte; request: from sending the request to its last byte; "
