@@ -25,24 +25,6 @@ func waitUntil(deadline seconds: Double = 30, _ condition: () -> Bool) async thr
 }
 
 extension BackgroundRun {
-    /// Whether the process holds an established TCP connection: a load of its run is on the
-    /// wire or was (keep-alive). Its sockets' inodes (/proc/PID/fd) looked up in /proc/net/tcp.
-    var hasEstablishedConnection: Bool {
-        let pid = process.processIdentifier
-        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-        let inodes = Set(fds.compactMap { fd -> String? in
-            guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
-                  link.hasPrefix("socket:[") else { return nil }
-            return String(link.dropFirst(8).dropLast())
-        })
-        let table = ((try? String(contentsOfFile: "/proc/\(pid)/net/tcp", encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
-        // Fields: sl local remote st tx:rx tr:when retrnsmt uid timeout inode; st 01 is ESTABLISHED.
-        return table.contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 9 && fields[3] == "01" && inodes.contains(String(fields[9]))
-        }
-    }
-
     /// User and system CPU seconds of the process so far (/proc/PID/stat, fields 14 and 15).
     var cpuSeconds: Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
