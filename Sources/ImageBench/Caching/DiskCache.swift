@@ -10,25 +10,25 @@ import Synchronization
 /// One process at a time per directory: opening the cache deletes its temporary files, which only
 /// a process that died mid-write leaves behind. It touches only names it made (`DiskCacheMarker`):
 /// entries are regular files named by 32 hex digits, removed with unlink, never recursively.
-public final class DiskCache: Sendable {
+final class DiskCache: Sendable {
     /// 256 MB by default: the whole default corpus (about 60 MB) several times over, so a warm
     /// second run finds everything.
-    public static let defaultSizeLimit = 256_000_000
+    static let defaultSizeLimit = 256_000_000
     static let magic: [UInt8] = Array("IMGBDC1\n".utf8)
 
-    public struct OpenError: Error, CustomStringConvertible {
-        public let description: String
+    struct OpenError: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// What the cache did, for reports.
-    public struct Statistics: Sendable, Equatable {
-        public var hits = 0
-        public var misses = 0
-        public var writes = 0
+    struct Statistics: Sendable, Equatable {
+        var hits = 0
+        var misses = 0
+        var writes = 0
         /// Entries that failed verification and were deleted.
-        public var discarded = 0
+        var discarded = 0
         /// Entries removed to stay under the size limit.
-        public var evictions = 0
+        var evictions = 0
     }
 
     private struct Entry {
@@ -43,13 +43,13 @@ public final class DiskCache: Sendable {
         var statistics = Statistics()
     }
 
-    public let directory: URL
-    public let sizeLimit: Int
+    let directory: URL
+    let sizeLimit: Int
     private let index: Locked<Index>
     private let temporaryCounter = Atomic<Int>(0)
     let marker: DiskCacheMarker
 
-    public init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(OpenError) {
+    init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(OpenError) {
         self.directory = directory
         self.sizeLimit = sizeLimit
         let manager = FileManager.default
@@ -96,17 +96,17 @@ public final class DiskCache: Sendable {
         self.index = Locked(index)
     }
 
-    public var statistics: Statistics { index.withLockedValue { $0.statistics } }
-    public var count: Int { index.withLockedValue { $0.entries.count } }
-    public var totalSize: Int { index.withLockedValue { $0.totalSize } }
+    var statistics: Statistics { index.withLockedValue { $0.statistics } }
+    var count: Int { index.withLockedValue { $0.entries.count } }
+    var totalSize: Int { index.withLockedValue { $0.totalSize } }
 
-    public func contains(_ url: String) -> Bool {
+    func contains(_ url: String) -> Bool {
         let name = Self.fileName(for: url)
         return index.withLockedValue { $0.entries[name] != nil }
     }
 
     /// The bytes stored for `url`, verified; nil on a miss or a bad entry (which is deleted).
-    public func data(for url: String) -> [UInt8]? {
+    func data(for url: String) -> [UInt8]? {
         let name = Self.fileName(for: url)
         let known = index.withLockedValue { index -> Bool in
             guard index.entries[name] != nil else {
@@ -131,7 +131,7 @@ public final class DiskCache: Sendable {
 
     /// Stores `bytes` for `url`: written to a temporary file, then renamed into place, so a reader
     /// (or a later run after a crash) sees the old entry, the new one, or none, never half of one.
-    public func store(_ bytes: [UInt8], for url: String) {
+    func store(_ bytes: [UInt8], for url: String) {
         let name = Self.fileName(for: url)
         let temporary = directory.appendingPathComponent(marker.temporaryPrefix + "\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)")
         let entry = Self.encode(bytes, url: url)
@@ -191,7 +191,7 @@ public final class DiskCache: Sendable {
     /// Reads and verifies every entry against the URL stored in it: how a test (or a worried user)
     /// checks that nothing in the directory would be served corrupt. Returns the names of entries
     /// that fail.
-    public static func audit(directory: URL) -> (valid: Int, invalid: [String]) {
+    static func audit(directory: URL) -> (valid: Int, invalid: [String]) {
         var valid = 0
         var invalid: [String] = []
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(isEntryName)

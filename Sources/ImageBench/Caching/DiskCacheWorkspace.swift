@@ -8,15 +8,15 @@ import Foundation
 /// strategy must not find the entries an earlier one wrote (its re-downloads of entries it found
 /// damaged, say), so the user's directory stays as it was until every run has started from it.
 /// It is then warm for the next invocation.
-public final class DiskCacheWorkspace: Sendable {
-    public let directory: URL
-    public let sizeLimit: Int
+final class DiskCacheWorkspace: Sendable {
+    let directory: URL
+    let sizeLimit: Int
     private let baseline: [String]
     private let marker: DiskCacheMarker
     /// Finished runs' directories, merged back by `close`.
     private let finished = Locked<[URL]>([])
 
-    public init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(DiskCache.OpenError) {
+    init(directory: URL, sizeLimit: Int = DiskCache.defaultSizeLimit) throws(DiskCache.OpenError) {
         // Opening the cache once validates the directory, clears its dead temporary files and trims.
         var cache = try DiskCache(directory: directory, sizeLimit: sizeLimit)
         // A run killed before it finished left its folder behind: its entries are whole (each was
@@ -33,7 +33,7 @@ public final class DiskCacheWorkspace: Sendable {
     }
 
     /// A cache for one run, starting from the baseline.
-    public func cacheForRun(_ index: Int) throws(DiskCache.OpenError) -> DiskCache {
+    func cacheForRun(_ index: Int) throws(DiskCache.OpenError) -> DiskCache {
         let runDirectory = directory.appendingPathComponent(marker.runPrefix + "\(getpid())-\(index)")
         marker.removeRunFolder(runDirectory)  // one of an earlier process with this pid
         do {
@@ -48,13 +48,13 @@ public final class DiskCacheWorkspace: Sendable {
     }
 
     /// A run is over; what it wrote waits for `close`.
-    public func finish(_ cache: DiskCache) {
+    func finish(_ cache: DiskCache) {
         finished.withLockedValue { $0.append(cache.directory) }
     }
 
     /// Links what the finished runs wrote back into the user's directory and removes their
     /// directories (a process killed first leaves them to the next `init`, which does the same).
-    public func close() {
+    func close() {
         let directories = finished.withLockedValue { finished in
             defer { finished.removeAll() }
             return finished

@@ -1,5 +1,5 @@
 /// Where decoded images are kept for instant display.
-public protocol ImageCaching: Sendable {
+protocol ImageCaching: Sendable {
     func image(for key: CacheKey) -> DecodedImage?
     func insert(_ image: DecodedImage, for key: CacheKey)
 }
@@ -8,41 +8,41 @@ public protocol ImageCaching: Sendable {
 /// `totalCostLimit` or Nuke's `ImageCache`. Inserting past the limit evicts the least recently
 /// used entries; an entry costing more than `entryCostLimit` of the total is not kept at all, so
 /// one huge image cannot flush every thumbnail (Nuke's rule, 10%).
-public final class MemoryCache: ImageCaching {
+final class MemoryCache: ImageCaching {
     /// 64 MB by default: about 290 cell-sized (240×240 RGBA) thumbnails, some 30 screens of rows,
     /// in line with what feed apps budget for decoded images on a phone.
-    public static let defaultCostLimit = 64_000_000
-    public static let defaultEntryCostLimit = 0.1
+    static let defaultCostLimit = 64_000_000
+    static let defaultEntryCostLimit = 0.1
 
-    public let costLimit: Int
-    public let entryCostLimit: Double
+    let costLimit: Int
+    let entryCostLimit: Double
     /// The entries, and (`logsAccesses`) every reference to them in order, under one lock so the
     /// log's order is the list's.
     private let state: Locked<(list: LRUList, log: CacheAccessLog?)>
 
     /// `logsAccesses`: keep the references `hitThresholds` needs (a run's cache does; 24 bytes
     /// per lookup or insert).
-    public init(costLimit: Int = MemoryCache.defaultCostLimit, entryCostLimit: Double = MemoryCache.defaultEntryCostLimit,
+    init(costLimit: Int = MemoryCache.defaultCostLimit, entryCostLimit: Double = MemoryCache.defaultEntryCostLimit,
                 logsAccesses: Bool = false) {
         self.costLimit = costLimit
         self.entryCostLimit = entryCostLimit
         state = Locked((LRUList(), logsAccesses ? CacheAccessLog() : nil))
     }
 
-    public func image(for key: CacheKey) -> DecodedImage? {
+    func image(for key: CacheKey) -> DecodedImage? {
         image(for: key, counted: false)
     }
 
     /// `counted`: the lookup is a row's request, one the hit rate counts (the others are checks
     /// before a prefetch or a deferred load, which still make the entry recent).
-    public func image(for key: CacheKey, counted: Bool) -> DecodedImage? {
+    func image(for key: CacheKey, counted: Bool) -> DecodedImage? {
         state.withLockedValue { state in
             state.log?.lookup(key, counted: counted)
             return state.list.touch(key)
         }
     }
 
-    public func insert(_ image: DecodedImage, for key: CacheKey) {
+    func insert(_ image: DecodedImage, for key: CacheKey) {
         let kept = Double(image.cost) <= Double(costLimit) * entryCostLimit
         state.withLockedValue { state in
             // Logged even when too costly to keep here: a larger cache would keep it.
@@ -55,13 +55,13 @@ public final class MemoryCache: ImageCaching {
 
     /// For every counted lookup of an image inserted before it, the smallest cache (bytes) that
     /// would have answered it (`CacheAccessLog`); empty without `logsAccesses`.
-    public func hitThresholds() -> [Int] {
+    func hitThresholds() -> [Int] {
         state.withLockedValue { $0.log?.thresholds(entryCostLimit: entryCostLimit) ?? [] }
     }
 
-    public var totalCost: Int { state.withLockedValue { $0.list.totalCost } }
-    public var count: Int { state.withLockedValue { $0.list.count } }
-    public var evictions: Int { state.withLockedValue { $0.list.evictions } }
+    var totalCost: Int { state.withLockedValue { $0.list.totalCost } }
+    var count: Int { state.withLockedValue { $0.list.count } }
+    var evictions: Int { state.withLockedValue { $0.list.evictions } }
 }
 
 /// A doubly linked list over array slots, with a dictionary from key to slot: O(1) lookup, touch,

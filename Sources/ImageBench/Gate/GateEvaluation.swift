@@ -2,7 +2,7 @@ import Foundation
 
 /// The gate's decision for one threshold in one strategy × concurrency cell.
 public struct GateCheck: Sendable {
-    public enum Status: String, Sendable {
+    enum Status: String, Sendable {
         /// Within the threshold.
         case pass
         /// Beyond the threshold, but the repeats do not show a real difference: runner noise.
@@ -13,20 +13,20 @@ public struct GateCheck: Sendable {
         case unconfirmed
     }
 
-    public let cell: String
-    public let strategy: String
-    public let concurrency: String
-    public let threshold: Threshold
-    public let baselineMedian: Double?
-    public let currentMedian: Double
-    public let baselineRuns: Int
-    public let currentRuns: Int
+    let cell: String
+    let strategy: String
+    let concurrency: String
+    let threshold: Threshold
+    let baselineMedian: Double?
+    let currentMedian: Double
+    let baselineRuns: Int
+    let currentRuns: Int
     /// Mann–Whitney two-sided p-value; nil when either side has too few repeats to test.
-    public let pValue: Double?
-    public let cliffsDelta: Double?
-    public var status: Status
+    let pValue: Double?
+    let cliffsDelta: Double?
+    var status: Status
 
-    public var relativeChange: Double? {
+    var relativeChange: Double? {
         guard let baselineMedian, baselineMedian != 0 else { return nil }
         return (currentMedian - baselineMedian) / abs(baselineMedian)
     }
@@ -38,11 +38,11 @@ public struct GateCheck: Sendable {
 /// to reach `alpha` (3 a side at 0.05), no test is possible and the threshold alone decides.
 public struct GateEvaluation: Sendable {
     public private(set) var checks: [GateCheck]
-    public let alpha: Double
+    let alpha: Double
     /// Cells present in only one of the two result sets (not gated).
-    public let unmatched: [String]
+    let unmatched: [String]
     /// Whether failing cells were run again (`--confirm`) and only regressions seen twice count.
-    public private(set) var confirmedByRerun = false
+    private(set) var confirmedByRerun = false
 
     public var regressed: Bool { checks.contains { $0.status == .regression } }
 
@@ -134,14 +134,14 @@ public struct GateEvaluation: Sendable {
 
     /// Checks of a change (not a limit) that no test could judge: too few runs a side for
     /// Mann–Whitney ever to reach α, so the threshold alone decided.
-    public var untested: [GateCheck] {
+    var untested: [GateCheck] {
         checks.filter { check in
             if case .limit = check.threshold.rule { return false }
             return check.pValue == nil
         }
     }
 
-    public var verdictLine: String {
+    var verdictLine: String {
         let regressions = checks.filter { $0.status == .regression }
         let needed = MannWhitney.runsNeeded(alpha: alpha)
         // Said on the last line, where a reader stops: a pass no test could have failed is weaker.

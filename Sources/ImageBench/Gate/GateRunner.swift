@@ -6,7 +6,7 @@ public struct GateRunner: Sendable {
     /// One side of a comparison: the executable that runs, and arguments appended to the
     /// recorded ones (later flags win, so `--inject …` or `--source …` changes only this side).
     public struct Side: Sendable {
-        public var process: ImgbenchProcess
+        var process: ImgbenchProcess
         public var extraArguments: [String]
 
         public init(process: ImgbenchProcess = .current, extraArguments: [String] = []) {
@@ -21,9 +21,9 @@ public struct GateRunner: Sendable {
     /// The baseline's plan.
     public let plan: BenchmarkPlan
     /// Where each run's results directory goes.
-    public let workspace: URL
+    let workspace: URL
     /// Told before each child run starts, for progress lines.
-    public let announce: @Sendable (String) -> Void
+    let announce: @Sendable (String) -> Void
 
     public init(plan: BenchmarkPlan, workspace: URL, announce: @escaping @Sendable (String) -> Void) {
         self.plan = plan

@@ -8,7 +8,7 @@ public struct ImgbenchProcess: Sendable, Equatable {
         public let description: String
     }
 
-    public let executable: String
+    let executable: String
 
     public init(executable: String) {
         self.executable = executable
@@ -24,7 +24,7 @@ public struct ImgbenchProcess: Sendable, Equatable {
     /// terminal output goes to DIRECTORY/imgbench.log, which a failure quotes; each run it
     /// finishes ("[2/6] gcd ×5 #1: done in 37.0 s: …") also goes to `progress`, so a gate's fresh
     /// runs are not a silent wait.
-    public func run(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL,
+    func run(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL,
                     progress: (String) -> Void = { _ in }) throws(Failure) -> ResultsDirectory {
         let arguments = RunArguments.invocation(plan, extra: extra, into: directory)
         let log = directory.appendingPathComponent("imgbench.log")

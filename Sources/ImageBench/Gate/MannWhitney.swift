@@ -5,20 +5,20 @@ import Foundation
 /// distribution and one outlier run cannot dominate it. Exact p-values for small samples without
 /// ties (the usual case: a few repeats of a continuous metric), the normal approximation with tie
 /// correction otherwise.
-public enum MannWhitney {
-    public struct Result: Sendable, Equatable {
+enum MannWhitney {
+    struct Result: Sendable, Equatable {
         /// U of the first sample: pairs (x, y) with x > y, ties counting a half.
-        public let u: Double
-        public let pValue: Double
+        let u: Double
+        let pValue: Double
         /// Cliff's delta in [−1, 1]: P(x > y) − P(x < y). The effect size that goes with U.
-        public let cliffsDelta: Double
-        public let exact: Bool
+        let cliffsDelta: Double
+        let exact: Bool
     }
 
     /// The smallest two-sided p-value samples of these sizes can give (complete separation):
     /// 2 / C(n+m, n). With 3 runs a side it is 0.1, so at α = 0.05 such a test can never find a
     /// difference: the gate must know that rather than call every change noise.
-    public static func smallestPValue(_ n: Int, _ m: Int) -> Double {
+    static func smallestPValue(_ n: Int, _ m: Int) -> Double {
         guard n > 0 && m > 0 else { return 1 }
         var arrangements = 1.0
         for k in 0..<min(n, m) { arrangements = arrangements * Double(n + m - k) / Double(k + 1) }
@@ -26,13 +26,13 @@ public enum MannWhitney {
     }
 
     /// The fewest runs on each side for which the test can reach `alpha`.
-    public static func runsNeeded(alpha: Double) -> Int {
+    static func runsNeeded(alpha: Double) -> Int {
         var runs = 1
         while smallestPValue(runs, runs) >= alpha && runs < 1000 { runs += 1 }
         return runs
     }
 
-    public static func test(_ x: [Double], _ y: [Double]) -> Result {
+    static func test(_ x: [Double], _ y: [Double]) -> Result {
         precondition(!x.isEmpty && !y.isEmpty, "two non-empty samples")
         var greater = 0.0, less = 0.0
         for a in x {

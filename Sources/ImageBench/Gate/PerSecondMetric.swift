@@ -4,16 +4,16 @@
 /// its display latency's, `display_p99_ms`), `per_second.http_requests > 500` when any whole
 /// second completed 500 or fewer. A count's last second is left out while there are others (it is
 /// cut short by the end of the run); a percentile's seconds without a sample are left out.
-public struct PerSecondMetric: Sendable {
-    public static let prefix = "per_second."
+struct PerSecondMetric: Sendable {
+    static let prefix = "per_second."
 
-    public let column: String
+    let column: String
     let better: MetricDirection
     /// Whether a run's last, partial second is left out.
     let counts: Bool
     let value: @Sendable (Timeline.Interval) -> Double?
 
-    public static let all: [PerSecondMetric] = [
+    static let all: [PerSecondMetric] = [
         count("requests") { $0.requests }, count("http_requests") { $0.httpRequests }, count("bytes") { $0.bytes },
         PerSecondMetric(column: "errors", better: .lowerIsBetter, counts: false) { Double($0.errors) },
         count("active_users") { $0.activeUsers },
@@ -42,13 +42,13 @@ public struct PerSecondMetric: Sendable {
     }
 
     /// `per_second.<column>`, or nil.
-    public static func named(_ name: String) -> PerSecondMetric? {
+    static func named(_ name: String) -> PerSecondMetric? {
         guard name.hasPrefix(prefix) else { return nil }
         return all.first { prefix + $0.column == name }
     }
 
     /// The names a threshold may use, for error messages.
-    public static var names: [String] { all.map { prefix + $0.column } }
+    static var names: [String] { all.map { prefix + $0.column } }
 
     /// Every second's value in a timeline, with the second.
     func values(in timeline: Timeline) -> [(second: Int, value: Double)] {

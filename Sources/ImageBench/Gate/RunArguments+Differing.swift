@@ -1,7 +1,7 @@
 /// A plan as the short command a person would type: only the flags whose values differ from the
 /// defaults' (the verdict names a command that would decide what a run could not).
 extension RunArguments {
-    public static func differing(_ plan: BenchmarkPlan) -> [String] {
+    static func differing(_ plan: BenchmarkPlan) -> [String] {
         let mine = groups(RunArguments(plan).words)
         guard let defaults = try? RunOptions().plan() else { return mine.flatMap { $0 } }
         let usual = Set(groups(RunArguments(defaults).words))
@@ -9,7 +9,7 @@ extension RunArguments {
     }
 
     /// `imgbench …` as one line a shell takes back word for word.
-    public static func shellCommand(_ plan: BenchmarkPlan) -> String {
+    static func shellCommand(_ plan: BenchmarkPlan) -> String {
         (["imgbench"] + differing(plan)).map(ShellWords.quoted).joined(separator: " ")
     }
 

@@ -22,7 +22,7 @@ public struct RunArguments: Sendable, Equatable {
     /// The whole child invocation: `run`, the plan, then `extra` (later flags win, so a side's
     /// own `--inject` or `--source` changes only that side), then the plan's matrix again (the
     /// repeats and cells the gate chose win over a side's), into `directory`.
-    public static func invocation(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL) -> [String] {
+    static func invocation(_ plan: BenchmarkPlan, extra: [String] = [], into directory: URL) -> [String] {
         let matrix = ["--repeat", String(plan.repeats), "--strategies", plan.strategies.map(\.rawValue).joined(separator: ","),
                       "--concurrency", plan.concurrencies.map(String.init).joined(separator: ",")] + formatFlags(plan)
         // --force: the gate owns its workspace, and a re-run of the gate writes into it again.

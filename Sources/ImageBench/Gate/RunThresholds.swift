@@ -4,14 +4,14 @@
 /// Every run of the matrix (strategy × limit × repeat, users and shards combined) must keep every
 /// limit; each check reports the run nearest to breaking it, or the first that broke it.
 public struct ThresholdCheck: Sendable, Equatable {
-    public let threshold: String
-    public let metric: String
-    public let passed: Bool
+    let threshold: String
+    let metric: String
+    let passed: Bool
     /// The worst value over the runs in the metric's direction of failure, and its run.
-    public let worst: Double
-    public let run: String
+    let worst: Double
+    let run: String
 
-    public var line: String {
+    var line: String {
         "\(passed ? "pass" : "FAIL")  \(threshold)  (worst \(Format.compact(worst)), \(run))"
     }
 

@@ -6,7 +6,7 @@
 /// "Worse" follows the metric's direction in the catalog (higher latency, lower hit rate), whatever
 /// the sign. A metric with no better direction (requests, merged) takes limits only.
 public struct Threshold: Sendable, Equatable, CustomStringConvertible {
-    public enum Rule: Sendable, Equatable {
+    enum Rule: Sendable, Equatable {
         case limit(comparison: String, value: Double)
         case relative(fraction: Double)
         case absolute(change: Double)
@@ -16,10 +16,10 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         public let description: String
     }
 
-    public let metric: String
-    public let rule: Rule
+    let metric: String
+    let rule: Rule
     /// Nil for a metric that is neither better nor worse when larger: only a limit applies.
-    public let direction: MetricDirection?
+    let direction: MetricDirection?
     public let description: String
 
     public init(parsing text: String) throws(ParseError) {
@@ -86,12 +86,12 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     public var isPerSecond: Bool { PerSecondMetric.named(metric) != nil }
 
     /// How much worse `current` is than `baseline` in this metric's direction (negative: better).
-    public func worsening(baseline: Double, current: Double) -> Double {
+    func worsening(baseline: Double, current: Double) -> Double {
         direction == .higherIsBetter ? baseline - current : current - baseline
     }
 
     /// Whether the medians break the rule.
-    public func exceeded(baseline: Double?, current: Double) -> Bool {
+    func exceeded(baseline: Double?, current: Double) -> Bool {
         switch rule {
         case .limit(let comparison, let value):
             switch comparison {

@@ -3,7 +3,7 @@
 /// recomputed from the sums, latency percentiles come from the merged histograms (exact, not an
 /// average of percentiles).
 extension RunSummary {
-    public static func combining(_ parts: [RunSummary]) -> RunSummary {
+    static func combining(_ parts: [RunSummary]) -> RunSummary {
         precondition(!parts.isEmpty, "nothing to combine")
         var total = parts[0]
         for part in parts.dropFirst() {
@@ -25,7 +25,7 @@ extension RunResult {
     /// The clients of one cell as one result: summaries combined, histograms merged (or, from a
     /// crowd, the `distributions` it recorded for all of them), requests concatenated (each keeps
     /// its client index).
-    public static func combining(_ clients: [RunResult], distributions recorded: RunDistributions? = nil) -> RunResult {
+    static func combining(_ clients: [RunResult], distributions recorded: RunDistributions? = nil) -> RunResult {
         var distributions = recorded ?? RunDistributions()
         if recorded == nil { for client in clients { distributions.add(client.distributions) } }
         var summary = RunSummary.combining(clients.map(\.summary))
@@ -37,13 +37,13 @@ extension RunResult {
 }
 
 extension RunSummary {
-    public struct RowError: Error, CustomStringConvertible {
-        public let description: String
+    struct RowError: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// A summary read back from a row of summary.csv or clients.csv (by column name), for
     /// `imgbench merge`. Reals come back at the 3 decimals the CSV keeps; counts exactly.
-    public init(row: [String: String]) throws(RowError) {
+    init(row: [String: String]) throws(RowError) {
         self.init()
         for metric in Metric.catalog {
             if case .derived = metric.field { continue }

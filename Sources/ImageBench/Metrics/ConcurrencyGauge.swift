@@ -1,7 +1,7 @@
 /// Counts loads actually running (not queued) and integrates the count over time, so a run can
 /// report the concurrency it achieved (mean and peak) beside the limit it configured: on Linux the
 /// two differ (Dispatch's pool grows slowly when work blocks).
-public final class ConcurrencyGauge: Sendable {
+final class ConcurrencyGauge: Sendable {
     private struct State {
         var current = 0
         var peak = 0
@@ -15,18 +15,18 @@ public final class ConcurrencyGauge: Sendable {
 
     private let state: Locked<State>
 
-    public init(start: UInt64 = MonotonicClock.now()) {
+    init(start: UInt64 = MonotonicClock.now()) {
         state = Locked(State(lastChange: start, start: start))
     }
 
-    public func enter() { change(by: 1) }
-    public func leave() { change(by: -1) }
+    func enter() { change(by: 1) }
+    func leave() { change(by: -1) }
 
-    public var current: Int { state.withLockedValue { $0.current } }
-    public var peak: Int { state.withLockedValue { $0.peak } }
+    var current: Int { state.withLockedValue { $0.current } }
+    var peak: Int { state.withLockedValue { $0.peak } }
 
     /// The time-weighted mean number of running loads from the gauge's start until `end`.
-    public func mean(until end: UInt64 = MonotonicClock.now()) -> Double {
+    func mean(until end: UInt64 = MonotonicClock.now()) -> Double {
         state.withLockedValue { s in
             let area = s.area + Double(s.current) * Double(end - min(end, s.lastChange))
             let span = Double(end - min(end, s.start))
@@ -37,7 +37,7 @@ public final class ConcurrencyGauge: Sendable {
     /// The time-weighted mean over the span the gauge was in use, from its first enter to the
     /// last time it fell idle (or `end`, if busy then): what a stage achieved while it had work,
     /// not diluted by the time before its first load or after its last. 0 if never entered.
-    public func activeMean(until end: UInt64 = MonotonicClock.now()) -> Double {
+    func activeMean(until end: UInt64 = MonotonicClock.now()) -> Double {
         state.withLockedValue { s in
             guard let first = s.firstEnter else { return 0 }
             let last = s.current > 0 ? end : (s.lastIdle ?? end)

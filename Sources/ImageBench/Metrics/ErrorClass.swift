@@ -1,6 +1,6 @@
 /// The classes failures are counted by in summary.csv (`errors_<class>`) and named by in
 /// requests.csv.
-public enum ErrorClass: String, Sendable, CaseIterable, Codable {
+enum ErrorClass: String, Sendable, CaseIterable, Codable {
     /// The server answered with a 4xx or 5xx status.
     case httpStatus = "http_status"
     /// No complete answer within `--timeout`, the transfer stalled, or the decode was still

@@ -7,7 +7,7 @@ import Histogram
 public struct LatencyHistogram: Sendable, Codable, Equatable {
     /// Microseconds, up to an hour.
     static let highest: UInt64 = 3_600_000_000
-    public private(set) var histogram: Histogram<UInt64>
+    private(set) var histogram: Histogram<UInt64>
 
     /// `digits`: three for everything reported; two (1% buckets, an eighth of the memory) for a
     /// crowd's users, whose own distributions only feed clients.csv while the crowd records the
@@ -86,7 +86,7 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
         _ = histogram.record(microseconds)
     }
 
-    public mutating func add(_ other: LatencyHistogram) {
+    mutating func add(_ other: LatencyHistogram) {
         makeRoom(for: other.histogram.maxRecorded)
         histogram.add(other.histogram)
     }
@@ -94,7 +94,7 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     public var count: Int { Int(histogram.totalCount) }
 
     /// The value at `percentile` (0–100) in milliseconds; 0 when empty.
-    public func milliseconds(atPercentile percentile: Double) -> Double {
+    func milliseconds(atPercentile percentile: Double) -> Double {
         guard histogram.totalCount > 0 else { return 0 }
         return Double(histogram.valueAtPercentile(percentile)) / 1_000
     }
@@ -102,7 +102,7 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     /// A distribution-free 95% interval for the value at `percentile`, in milliseconds: the
     /// values at the order statistics n·p ∓ 1.96·√(n·p·(1−p)) (the binomial bound). It assumes
     /// independent samples; nil when empty.
-    public func interval(atPercentile percentile: Double) -> (low: Double, high: Double)? {
+    func interval(atPercentile percentile: Double) -> (low: Double, high: Double)? {
         let n = Double(histogram.totalCount)
         guard n > 0 else { return nil }
         let p = percentile / 100, spread = 1.96 * (n * p * (1 - p)).squareRoot()
@@ -110,9 +110,9 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
         return (milliseconds(atPercentile: low), milliseconds(atPercentile: high))
     }
 
-    public var maxMilliseconds: Double {
+    var maxMilliseconds: Double {
         histogram.totalCount > 0 ? Double(histogram.max) / 1_000 : 0
     }
 
-    public var meanMilliseconds: Double { histogram.totalCount > 0 ? histogram.mean / 1_000 : 0 }
+    var meanMilliseconds: Double { histogram.totalCount > 0 ? histogram.mean / 1_000 : 0 }
 }

@@ -1,11 +1,11 @@
 /// Which way a metric gets better.
-public enum MetricDirection: Sendable, Equatable {
+enum MetricDirection: Sendable, Equatable {
     case lowerIsBetter, higherIsBetter
 }
 
 /// How the runs of several simulated users (`--clients`) or of several shard processes
 /// (`imgbench merge`) of one cell become one value.
-public enum MetricCombination: Sendable, Equatable {
+enum MetricCombination: Sendable, Equatable {
     /// It names the run (strategy, limit, network): every part has the same value.
     case same
     /// Counts, and work done per second: the parts' work adds up.
@@ -22,7 +22,7 @@ public enum MetricCombination: Sendable, Equatable {
 
 /// One metric of a run: one column of summary.csv, with everything every report, aggregation and
 /// the gate need to know about it. The list of them is `Metric.catalog`.
-public struct Metric: Sendable, CustomStringConvertible {
+struct Metric: Sendable, CustomStringConvertible {
     /// How the value is read and written on a `RunSummary`.
     enum Field: Sendable {
         case text(WritableKeyPath<RunSummary, String> & Sendable)
@@ -35,19 +35,19 @@ public struct Metric: Sendable, CustomStringConvertible {
 
     /// The column name in summary.csv and clients.csv, the key in summary.json, the name a gate
     /// threshold uses.
-    public let name: String
+    let name: String
     /// The unit, for people (the name carries it too where the design asks: `_ms`, `_s`, `_mb`).
-    public let unit: String
+    let unit: String
     /// Nil where more is neither better nor worse (it names the run, or describes the workload).
-    public let better: MetricDirection?
-    public let combination: MetricCombination
+    let better: MetricDirection?
+    let combination: MetricCombination
     let field: Field
     /// A column results directories written before 0.3 lack: reading one leaves it for
     /// `RunSummary(row:)` to fill from the columns they have.
     let since03: Bool
     /// The column's name before 0.6 (`latency_p95_ms` for `display_p95_ms`), still read from older
     /// results directories and accepted in thresholds, so a committed baseline keeps working.
-    public let formerName: String?
+    let formerName: String?
 
     init(_ name: String, _ unit: String, _ better: MetricDirection?, _ combination: MetricCombination, _ field: Field,
          since03: Bool = false, formerly formerName: String? = nil) {
@@ -60,13 +60,13 @@ public struct Metric: Sendable, CustomStringConvertible {
         self.formerName = formerName
     }
 
-    public var description: String { name }
+    var description: String { name }
 
     /// True for the columns that name a run rather than measure it.
-    public var identifies: Bool { combination == .same }
+    var identifies: Bool { combination == .same }
 
     /// The value as reports print it.
-    public func value(of summary: RunSummary) -> RunSummary.Value {
+    func value(of summary: RunSummary) -> RunSummary.Value {
         switch field {
         case .text(let path): .text(summary[keyPath: path])
         case .integer(let path): .integer(summary[keyPath: path])
@@ -77,7 +77,7 @@ public struct Metric: Sendable, CustomStringConvertible {
     }
 
     /// The value as a number; nil for text.
-    public func number(of summary: RunSummary) -> Double? {
+    func number(of summary: RunSummary) -> Double? {
         switch value(of: summary) {
         case .text: nil
         case .integer(let integer): Double(integer)
@@ -126,11 +126,11 @@ public struct Metric: Sendable, CustomStringConvertible {
 
 extension Metric {
     /// A metric by its column name, or by the name it had before (`latency_p95_ms`).
-    public static func named(_ name: String) -> Metric? { byName[name] ?? byFormerName[name] }
+    static func named(_ name: String) -> Metric? { byName[name] ?? byFormerName[name] }
 
     /// A column name as today's catalog spells it: a former name becomes the current one, any other
     /// name is kept. Every reader of a results directory passes its header through this.
-    public static func currentName(_ column: String) -> String { byFormerName[column]?.name ?? column }
+    static func currentName(_ column: String) -> String { byFormerName[column]?.name ?? column }
 
     private static let byName = Dictionary(uniqueKeysWithValues: catalog.map { ($0.name, $0) })
     private static let byFormerName = Dictionary(uniqueKeysWithValues: catalog.compactMap { metric in

@@ -3,141 +3,141 @@
 /// `compare` and the report tables all come from this list: adding a metric is adding an entry
 /// here (and recording it in `RunTally`; and in `aggregated` if it is a headline metric).
 extension Metric {
-    public static let strategy = Metric("strategy", "name", nil, .same, .text(\.strategy))
-    public static let concurrency = Metric("concurrency", "loads", nil, .same, .integer(\.concurrency))
-    public static let repetition = Metric("repeat", "index", nil, .same, .integer(\.repetition))
-    public static let network = Metric("network", "profile", nil, .same, .text(\.network))
-    public static let transport = Metric("transport", "name", nil, .same, .text(\.transport))
+    static let strategy = Metric("strategy", "name", nil, .same, .text(\.strategy))
+    static let concurrency = Metric("concurrency", "loads", nil, .same, .integer(\.concurrency))
+    static let repetition = Metric("repeat", "index", nil, .same, .integer(\.repetition))
+    static let network = Metric("network", "profile", nil, .same, .text(\.network))
+    static let transport = Metric("transport", "name", nil, .same, .text(\.transport))
     /// The cell's policies: columns since 0.4, so a run that varies them has one row per value.
-    public static let cancel = Metric("cancel", "policy", nil, .same, .text(\.cancel), since03: true)
-    public static let prefetch = Metric("prefetch", "rows", nil, .same, .integer(\.prefetch), since03: true)
-    public static let memoryCacheMb = Metric("memory_cache_mb", "MB", nil, .same, .integer(\.memoryCacheMb), since03: true)
+    static let cancel = Metric("cancel", "policy", nil, .same, .text(\.cancel), since03: true)
+    static let prefetch = Metric("prefetch", "rows", nil, .same, .integer(\.prefetch), since03: true)
+    static let memoryCacheMb = Metric("memory_cache_mb", "MB", nil, .same, .integer(\.memoryCacheMb), since03: true)
     /// Columns since 0.5, for the settings that became dimensions then.
-    public static let coalesce = Metric("coalesce", "switch", nil, .same, .text(\.coalesce), since03: true)
-    public static let diskRead = Metric("disk_read", "place", nil, .same, .text(\.diskRead), since03: true)
-    public static let decodeConcurrency = Metric("decode_concurrency", "threads", nil, .same, .text(\.decodeConcurrency), since03: true)
-    public static let filter = Metric("filter", "name", nil, .same, .text(\.filter), since03: true)
-    public static let rows = Metric("rows", "rows", nil, .largest, .integer(\.rows))  // the same in every part
-    public static let rowsVisited = Metric("rows_visited", "rows", .higherIsBetter, .sum, .integer(\.rowsVisited))
-    public static let requests = Metric("requests", "requests", nil, .sum, .integer(\.requests))
-    public static let memoryHits = Metric("memory_hits", "requests", nil, .sum, .integer(\.memoryHits))
-    public static let diskHits = Metric("disk_hits", "requests", nil, .sum, .integer(\.diskHits))
-    public static let networkFetches = Metric("network_fetches", "requests", .lowerIsBetter, .sum, .integer(\.networkFetches))
-    public static let merged = Metric("merged", "requests", nil, .sum, .integer(\.merged))
-    public static let memoryHitRate = Metric("memory_hit_rate", "ratio", .higherIsBetter, .recomputed, .derived { $0.memoryHitRate })
-    public static let diskHitRate = Metric("disk_hit_rate", "ratio", .higherIsBetter, .recomputed, .derived { $0.diskHitRate })
-    public static let cancelledQueued = Metric("cancelled_queued", "loads", nil, .sum, .integer(\.cancelledQueued))
-    public static let cancelledInflight = Metric("cancelled_inflight", "loads", nil, .sum, .integer(\.cancelledInflight))
-    public static let bytesDownloaded = Metric("bytes_downloaded", "bytes", .lowerIsBetter, .sum, .integer(\.bytesDownloaded))
-    public static let bytesSaved = Metric("bytes_saved", "bytes", .higherIsBetter, .sum, .integer(\.bytesSaved))
-    public static let bytesWasted = Metric("bytes_wasted", "bytes", .lowerIsBetter, .sum, .integer(\.bytesWasted))
-    public static let decodeMsSaved = Metric("decode_ms_saved", "ms", .higherIsBetter, .sum, .real(\.decodeMsSaved))
-    public static let wastedCompletions = Metric("wasted_completions", "loads", .lowerIsBetter, .sum, .integer(\.wastedCompletions))
-    public static let prefetchLoads = Metric("prefetch_loads", "loads", nil, .sum, .integer(\.prefetchLoads))
-    public static let prefetchCancelled = Metric("prefetch_cancelled", "loads", nil, .sum, .integer(\.prefetchCancelled))
-    public static let memoryEvictions = Metric("memory_evictions", "images", .lowerIsBetter, .sum, .integer(\.memoryEvictions))
-    public static let diskWrites = Metric("disk_writes", "files", nil, .sum, .integer(\.diskWrites))
-    public static let diskDiscarded = Metric("disk_discarded", "files", .lowerIsBetter, .sum, .integer(\.diskDiscarded))
-    public static let errors = Metric("errors", "requests", .lowerIsBetter, .sum, .integer(\.errors))
+    static let coalesce = Metric("coalesce", "switch", nil, .same, .text(\.coalesce), since03: true)
+    static let diskRead = Metric("disk_read", "place", nil, .same, .text(\.diskRead), since03: true)
+    static let decodeConcurrency = Metric("decode_concurrency", "threads", nil, .same, .text(\.decodeConcurrency), since03: true)
+    static let filter = Metric("filter", "name", nil, .same, .text(\.filter), since03: true)
+    static let rows = Metric("rows", "rows", nil, .largest, .integer(\.rows))  // the same in every part
+    static let rowsVisited = Metric("rows_visited", "rows", .higherIsBetter, .sum, .integer(\.rowsVisited))
+    static let requests = Metric("requests", "requests", nil, .sum, .integer(\.requests))
+    static let memoryHits = Metric("memory_hits", "requests", nil, .sum, .integer(\.memoryHits))
+    static let diskHits = Metric("disk_hits", "requests", nil, .sum, .integer(\.diskHits))
+    static let networkFetches = Metric("network_fetches", "requests", .lowerIsBetter, .sum, .integer(\.networkFetches))
+    static let merged = Metric("merged", "requests", nil, .sum, .integer(\.merged))
+    static let memoryHitRate = Metric("memory_hit_rate", "ratio", .higherIsBetter, .recomputed, .derived { $0.memoryHitRate })
+    static let diskHitRate = Metric("disk_hit_rate", "ratio", .higherIsBetter, .recomputed, .derived { $0.diskHitRate })
+    static let cancelledQueued = Metric("cancelled_queued", "loads", nil, .sum, .integer(\.cancelledQueued))
+    static let cancelledInflight = Metric("cancelled_inflight", "loads", nil, .sum, .integer(\.cancelledInflight))
+    static let bytesDownloaded = Metric("bytes_downloaded", "bytes", .lowerIsBetter, .sum, .integer(\.bytesDownloaded))
+    static let bytesSaved = Metric("bytes_saved", "bytes", .higherIsBetter, .sum, .integer(\.bytesSaved))
+    static let bytesWasted = Metric("bytes_wasted", "bytes", .lowerIsBetter, .sum, .integer(\.bytesWasted))
+    static let decodeMsSaved = Metric("decode_ms_saved", "ms", .higherIsBetter, .sum, .real(\.decodeMsSaved))
+    static let wastedCompletions = Metric("wasted_completions", "loads", .lowerIsBetter, .sum, .integer(\.wastedCompletions))
+    static let prefetchLoads = Metric("prefetch_loads", "loads", nil, .sum, .integer(\.prefetchLoads))
+    static let prefetchCancelled = Metric("prefetch_cancelled", "loads", nil, .sum, .integer(\.prefetchCancelled))
+    static let memoryEvictions = Metric("memory_evictions", "images", .lowerIsBetter, .sum, .integer(\.memoryEvictions))
+    static let diskWrites = Metric("disk_writes", "files", nil, .sum, .integer(\.diskWrites))
+    static let diskDiscarded = Metric("disk_discarded", "files", .lowerIsBetter, .sum, .integer(\.diskDiscarded))
+    static let errors = Metric("errors", "requests", .lowerIsBetter, .sum, .integer(\.errors))
     /// Failed loads of one class (`errors_<class>`).
-    public static func errors(of errorClass: ErrorClass) -> Metric {
+    static func errors(of errorClass: ErrorClass) -> Metric {
         Metric("errors_" + errorClass.rawValue, "loads", .lowerIsBetter, .sum, .integer(\.[errors: errorClass]))
     }
-    public static let retries = Metric("retries", "attempts", .lowerIsBetter, .sum, .integer(\.retries))
-    public static let httpRequests = Metric("http_requests", "requests", nil, .sum, .integer(\.httpRequests))
-    public static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
-    public static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
-    public static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
-    public static let displayP50 = distribution("display_p50_ms", \.displayP50Ms, formerly: "latency_p50_ms")
-    public static let displayP90 = distribution("display_p90_ms", \.displayP90Ms, formerly: "latency_p90_ms")
-    public static let displayP95 = distribution("display_p95_ms", \.displayP95Ms, formerly: "latency_p95_ms")
-    public static let displayP99 = distribution("display_p99_ms", \.displayP99Ms, formerly: "latency_p99_ms")
-    public static let displayMax = distribution("display_max_ms", \.displayMaxMs, formerly: "latency_max_ms")
-    public static let placeholderP50 = distribution("placeholder_p50_ms", \.placeholderP50Ms)
-    public static let placeholderP95 = distribution("placeholder_p95_ms", \.placeholderP95Ms)
-    public static let placeholderP99 = distribution("placeholder_p99_ms", \.placeholderP99Ms)
-    public static let placeholderMean = distribution("placeholder_mean_ms", \.placeholderMeanMs)
-    public static let placeholderCount = Metric("placeholder_n", "requests", nil, .sum, .integer(\.placeholderCount))
-    public static let readyP50 = distribution("ready_p50_ms", \.readyP50Ms)
-    public static let readyP95 = distribution("ready_p95_ms", \.readyP95Ms)
-    public static let readyP99 = distribution("ready_p99_ms", \.readyP99Ms)
-    public static let placeholderRatio = Metric("placeholder_ratio", "ratio", .lowerIsBetter, .requestWeightedMean, .real(\.placeholderRatio))
+    static let retries = Metric("retries", "attempts", .lowerIsBetter, .sum, .integer(\.retries))
+    static let httpRequests = Metric("http_requests", "requests", nil, .sum, .integer(\.httpRequests))
+    static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
+    static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
+    static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
+    static let displayP50 = distribution("display_p50_ms", \.displayP50Ms, formerly: "latency_p50_ms")
+    static let displayP90 = distribution("display_p90_ms", \.displayP90Ms, formerly: "latency_p90_ms")
+    static let displayP95 = distribution("display_p95_ms", \.displayP95Ms, formerly: "latency_p95_ms")
+    static let displayP99 = distribution("display_p99_ms", \.displayP99Ms, formerly: "latency_p99_ms")
+    static let displayMax = distribution("display_max_ms", \.displayMaxMs, formerly: "latency_max_ms")
+    static let placeholderP50 = distribution("placeholder_p50_ms", \.placeholderP50Ms)
+    static let placeholderP95 = distribution("placeholder_p95_ms", \.placeholderP95Ms)
+    static let placeholderP99 = distribution("placeholder_p99_ms", \.placeholderP99Ms)
+    static let placeholderMean = distribution("placeholder_mean_ms", \.placeholderMeanMs)
+    static let placeholderCount = Metric("placeholder_n", "requests", nil, .sum, .integer(\.placeholderCount))
+    static let readyP50 = distribution("ready_p50_ms", \.readyP50Ms)
+    static let readyP95 = distribution("ready_p95_ms", \.readyP95Ms)
+    static let readyP99 = distribution("ready_p99_ms", \.readyP99Ms)
+    static let placeholderRatio = Metric("placeholder_ratio", "ratio", .lowerIsBetter, .requestWeightedMean, .real(\.placeholderRatio))
     /// Placeholder row-seconds per second of scrolling: the rows on screen without their image,
     /// on average, while the trace moves. Unlike placeholder time per request, it weighs a row by
     /// how long it stayed on screen waiting, so the rows a fling flies past count for little.
-    public static let placeholderRowSecondsPerS = Metric("placeholder_row_s_per_s", "rows", .lowerIsBetter, .mean,
+    static let placeholderRowSecondsPerS = Metric("placeholder_row_s_per_s", "rows", .lowerIsBetter, .mean,
                                                          .real(\.placeholderRowSecondsPerS), since03: true)
-    public static let hitchMsPerS = Metric("hitch_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.hitchMsPerS))
-    public static let mainBusyMsPerS = Metric("main_busy_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.mainBusyMsPerS))
-    public static let droppedFrames = Metric("dropped_frames", "frames", .lowerIsBetter, .sum, .integer(\.droppedFrames))
+    static let hitchMsPerS = Metric("hitch_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.hitchMsPerS))
+    static let mainBusyMsPerS = Metric("main_busy_ms_per_s", "ms/s", .lowerIsBetter, .mean, .real(\.mainBusyMsPerS))
+    static let droppedFrames = Metric("dropped_frames", "frames", .lowerIsBetter, .sum, .integer(\.droppedFrames))
     /// Summed over users: the loads running at once across all of them (the peak is an upper bound).
-    public static let hostLateFrames = Metric("host_late_frames", "frames", .lowerIsBetter, .sum, .integer(\.hostLateFrames))
-    public static let hostOverloaded = Metric("host_overloaded", "flag", nil, .largest, .flag(\.hostOverloaded))
-    public static let achievedConcurrencyMean = Metric("achieved_concurrency_mean", "loads", .higherIsBetter, .sum, .real(\.achievedConcurrencyMean))
-    public static let achievedConcurrencyPeak = Metric("achieved_concurrency_peak", "loads", nil, .sum,
+    static let hostLateFrames = Metric("host_late_frames", "frames", .lowerIsBetter, .sum, .integer(\.hostLateFrames))
+    static let hostOverloaded = Metric("host_overloaded", "flag", nil, .largest, .flag(\.hostOverloaded))
+    static let achievedConcurrencyMean = Metric("achieved_concurrency_mean", "loads", .higherIsBetter, .sum, .real(\.achievedConcurrencyMean))
+    static let achievedConcurrencyPeak = Metric("achieved_concurrency_peak", "loads", nil, .sum,
                                                        .integer(\.achievedConcurrencyPeak))
-    public static let imagesDecoded = Metric("images_decoded", "images", nil, .sum, .integer(\.imagesDecoded))
+    static let imagesDecoded = Metric("images_decoded", "images", nil, .sum, .integer(\.imagesDecoded))
     /// Loads that delivered an image, decoded or (`--no-decode`) fetched whole. A column since 0.3:
     /// older directories read it as images_decoded, which counted both.
-    public static let imagesLoaded = Metric("images_loaded", "images", nil, .sum, .integer(\.imagesLoaded), since03: true)
-    public static let imagesPerS = Metric("images_per_s", "images/s", .higherIsBetter, .recomputed, .derived { $0.imagesPerS })
-    public static let bytesPerS = Metric("bytes_per_s", "bytes/s", .higherIsBetter, .recomputed, .derived { $0.bytesPerS })
+    static let imagesLoaded = Metric("images_loaded", "images", nil, .sum, .integer(\.imagesLoaded), since03: true)
+    static let imagesPerS = Metric("images_per_s", "images/s", .higherIsBetter, .recomputed, .derived { $0.imagesPerS })
+    static let bytesPerS = Metric("bytes_per_s", "bytes/s", .higherIsBetter, .recomputed, .derived { $0.bytesPerS })
     /// CPU and memory are measured per process: users in one process share them.
-    public static let cpuUserS = Metric("cpu_user_s", "s", .lowerIsBetter, .largest, .real(\.cpuUserS))
-    public static let cpuSysS = Metric("cpu_sys_s", "s", .lowerIsBetter, .largest, .real(\.cpuSysS))
-    public static let peakRssMb = Metric("peak_rss_mb", "MB", .lowerIsBetter, .largest, .real(\.peakRssMb))
-    public static let durationS = Metric("duration_s", "s", .lowerIsBetter, .largest, .real(\.durationS))
-    public static let partial = Metric("partial", "flag", nil, .largest, .flag(\.partial))
+    static let cpuUserS = Metric("cpu_user_s", "s", .lowerIsBetter, .largest, .real(\.cpuUserS))
+    static let cpuSysS = Metric("cpu_sys_s", "s", .lowerIsBetter, .largest, .real(\.cpuSysS))
+    static let peakRssMb = Metric("peak_rss_mb", "MB", .lowerIsBetter, .largest, .real(\.peakRssMb))
+    static let durationS = Metric("duration_s", "s", .lowerIsBetter, .largest, .real(\.durationS))
+    static let partial = Metric("partial", "flag", nil, .largest, .flag(\.partial))
     /// The server's side (columns since 0.3): what a backend engineer reads first.
-    public static let requestsPerS = Metric("requests_per_s", "requests/s", .higherIsBetter, .recomputed, .derived { $0.requestsPerS })
-    public static let errorRate = Metric("error_rate", "ratio", .lowerIsBetter, .recomputed, .derived { $0.errorRate })
-    public static let ttfbP50 = distribution("ttfb_p50_ms", \.ttfbP50Ms, since03: true)
-    public static let ttfbP90 = distribution("ttfb_p90_ms", \.ttfbP90Ms, since03: true)
-    public static let ttfbP95 = distribution("ttfb_p95_ms", \.ttfbP95Ms, since03: true)
-    public static let ttfbP99 = distribution("ttfb_p99_ms", \.ttfbP99Ms, since03: true)
-    public static let ttfbMax = distribution("ttfb_max_ms", \.ttfbMaxMs, since03: true)
-    public static let requestP50 = distribution("request_p50_ms", \.requestP50Ms, since03: true)
-    public static let requestP90 = distribution("request_p90_ms", \.requestP90Ms, since03: true)
-    public static let requestP95 = distribution("request_p95_ms", \.requestP95Ms, since03: true)
-    public static let requestP99 = distribution("request_p99_ms", \.requestP99Ms, since03: true)
-    public static let requestMax = distribution("request_max_ms", \.requestMaxMs, since03: true)
+    static let requestsPerS = Metric("requests_per_s", "requests/s", .higherIsBetter, .recomputed, .derived { $0.requestsPerS })
+    static let errorRate = Metric("error_rate", "ratio", .lowerIsBetter, .recomputed, .derived { $0.errorRate })
+    static let ttfbP50 = distribution("ttfb_p50_ms", \.ttfbP50Ms, since03: true)
+    static let ttfbP90 = distribution("ttfb_p90_ms", \.ttfbP90Ms, since03: true)
+    static let ttfbP95 = distribution("ttfb_p95_ms", \.ttfbP95Ms, since03: true)
+    static let ttfbP99 = distribution("ttfb_p99_ms", \.ttfbP99Ms, since03: true)
+    static let ttfbMax = distribution("ttfb_max_ms", \.ttfbMaxMs, since03: true)
+    static let requestP50 = distribution("request_p50_ms", \.requestP50Ms, since03: true)
+    static let requestP90 = distribution("request_p90_ms", \.requestP90Ms, since03: true)
+    static let requestP95 = distribution("request_p95_ms", \.requestP95Ms, since03: true)
+    static let requestP99 = distribution("request_p99_ms", \.requestP99Ms, since03: true)
+    static let requestMax = distribution("request_max_ms", \.requestMaxMs, since03: true)
 
     /// A percentile or mean from a histogram merged across users and shards.
-    public static let format = Metric("format", "name", nil, .same, .text(\.format), since03: true)
+    static let format = Metric("format", "name", nil, .same, .text(\.format), since03: true)
     /// Decode time per megapixel of the file (the size decode cost follows), over the images decoded.
-    public static let decodeMsPerMpP50 = distribution("decode_ms_per_mp_p50", \.decodeMsPerMpP50, since03: true)
-    public static let decodeMsPerMpP95 = distribution("decode_ms_per_mp_p95", \.decodeMsPerMpP95, since03: true)
+    static let decodeMsPerMpP50 = distribution("decode_ms_per_mp_p50", \.decodeMsPerMpP50, since03: true)
+    static let decodeMsPerMpP95 = distribution("decode_ms_per_mp_p95", \.decodeMsPerMpP95, since03: true)
     /// Each stage's loads at once (`PipelineStages`), time-weighted over the span the stage was
     /// in use: transfers in flight, decodes and filters running, whichever queue they ran on.
-    public static let networkConcurrencyMean = Metric("network_concurrency_mean", "loads", .higherIsBetter, .sum,
+    static let networkConcurrencyMean = Metric("network_concurrency_mean", "loads", .higherIsBetter, .sum,
                                                       .real(\.networkConcurrencyMean), since03: true)
-    public static let networkConcurrencyPeak = Metric("network_concurrency_peak", "loads", nil, .sum, .integer(\.networkConcurrencyPeak), since03: true)
-    public static let decodeConcurrencyMean = Metric("decode_concurrency_mean", "loads", nil, .sum, .real(\.decodeConcurrencyMean), since03: true)
-    public static let decodeConcurrencyPeak = Metric("decode_concurrency_peak", "loads", nil, .sum, .integer(\.decodeConcurrencyPeak), since03: true)
-    public static let filterConcurrencyMean = Metric("filter_concurrency_mean", "loads", nil, .sum, .real(\.filterConcurrencyMean), since03: true)
+    static let networkConcurrencyPeak = Metric("network_concurrency_peak", "loads", nil, .sum, .integer(\.networkConcurrencyPeak), since03: true)
+    static let decodeConcurrencyMean = Metric("decode_concurrency_mean", "loads", nil, .sum, .real(\.decodeConcurrencyMean), since03: true)
+    static let decodeConcurrencyPeak = Metric("decode_concurrency_peak", "loads", nil, .sum, .integer(\.decodeConcurrencyPeak), since03: true)
+    static let filterConcurrencyMean = Metric("filter_concurrency_mean", "loads", nil, .sum, .real(\.filterConcurrencyMean), since03: true)
     /// `--progressive`: time to first image (a preview or the image), requests that showed a
     /// preview first, and what the previews cost (decodes, and their decode and filter time).
-    public static let firstImageP50 = distribution("first_image_p50_ms", \.firstImageP50Ms, since03: true)
-    public static let firstImageP95 = distribution("first_image_p95_ms", \.firstImageP95Ms, since03: true)
-    public static let previewsShown = Metric("previews_shown", "requests", nil, .sum, .integer(\.previewsShown), since03: true)
-    public static let previewDecodes = Metric("preview_decodes", "images", nil, .sum, .integer(\.previewDecodes), since03: true)
-    public static let previewDecodeMs = Metric("preview_decode_ms", "ms", .lowerIsBetter, .sum, .real(\.previewDecodeMs), since03: true)
+    static let firstImageP50 = distribution("first_image_p50_ms", \.firstImageP50Ms, since03: true)
+    static let firstImageP95 = distribution("first_image_p95_ms", \.firstImageP95Ms, since03: true)
+    static let previewsShown = Metric("previews_shown", "requests", nil, .sum, .integer(\.previewsShown), since03: true)
+    static let previewDecodes = Metric("preview_decodes", "images", nil, .sum, .integer(\.previewDecodes), since03: true)
+    static let previewDecodeMs = Metric("preview_decode_ms", "ms", .lowerIsBetter, .sum, .real(\.previewDecodeMs), since03: true)
     /// `--resume`: body bytes kept from cancelled transfers and not downloaded again, the loads
     /// that resumed, and range requests the server answered with the whole body.
-    public static let bytesResumed = Metric("bytes_resumed", "bytes", nil, .sum, .integer(\.bytesResumed), since03: true)
-    public static let resumedLoads = Metric("resumed_loads", "loads", nil, .sum, .integer(\.resumedLoads), since03: true)
-    public static let resumesRefused = Metric("resumes_refused", "loads", nil, .sum, .integer(\.resumesRefused), since03: true)
+    static let bytesResumed = Metric("bytes_resumed", "bytes", nil, .sum, .integer(\.bytesResumed), since03: true)
+    static let resumedLoads = Metric("resumed_loads", "loads", nil, .sum, .integer(\.resumedLoads), since03: true)
+    static let resumesRefused = Metric("resumes_refused", "loads", nil, .sum, .integer(\.resumesRefused), since03: true)
     /// Settle time: from each moment the scroll comes to rest to the frame every visible row shows
     /// its final image; censored rests count at their length.
-    public static let settleRests = Metric("settle_rests", "rests", nil, .sum, .integer(\.settleRests), since03: true)
-    public static let settleCensored = Metric("settle_censored", "rests", .lowerIsBetter, .sum, .integer(\.settleCensored), since03: true)
-    public static let settleP50 = distribution("settle_p50_ms", \.settleP50Ms, since03: true)
-    public static let settleP95 = distribution("settle_p95_ms", \.settleP95Ms, since03: true)
-    public static let settleMean = distribution("settle_mean_ms", \.settleMeanMs, since03: true)
+    static let settleRests = Metric("settle_rests", "rests", nil, .sum, .integer(\.settleRests), since03: true)
+    static let settleCensored = Metric("settle_censored", "rests", .lowerIsBetter, .sum, .integer(\.settleCensored), since03: true)
+    static let settleP50 = distribution("settle_p50_ms", \.settleP50Ms, since03: true)
+    static let settleP95 = distribution("settle_p95_ms", \.settleP95Ms, since03: true)
+    static let settleMean = distribution("settle_mean_ms", \.settleMeanMs, since03: true)
     /// Wait at rest: each rest's mean over the rows on screen of their wait for an image from the
     /// moment the scroll stopped (cut at the rest's end); the mean over rests. What the verdict ranks by.
-    public static let restWaitMean = distribution("rest_wait_mean_ms", \.restWaitMeanMs, since03: true)
-    public static let filterConcurrencyPeak = Metric("filter_concurrency_peak", "loads", nil, .sum, .integer(\.filterConcurrencyPeak), since03: true)
+    static let restWaitMean = distribution("rest_wait_mean_ms", \.restWaitMeanMs, since03: true)
+    static let filterConcurrencyPeak = Metric("filter_concurrency_peak", "loads", nil, .sum, .integer(\.filterConcurrencyPeak), since03: true)
 
     private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
                                      since03: Bool = false, formerly: String? = nil) -> Metric {
@@ -146,7 +146,7 @@ extension Metric {
 
 
     /// Every metric, in column order.
-    public static let catalog: [Metric] = [
+    static let catalog: [Metric] = [
         strategy, concurrency, repetition, network, transport, rows, rowsVisited,
         requests, memoryHits, diskHits, networkFetches, merged, memoryHitRate, diskHitRate,
         cancelledQueued, cancelledInflight, bytesDownloaded, bytesSaved, bytesWasted, decodeMsSaved, wastedCompletions,
@@ -167,7 +167,7 @@ extension Metric {
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and
     /// summary.json, in their column order there: the ones people compare and gate on.
-    public static let aggregated: [Metric] = [
+    static let aggregated: [Metric] = [
         displayP50, displayP90, displayP95, displayP99, displayMax, memoryHitRate, diskHitRate, networkFetches,
         bytesDownloaded, bytesSaved, neverDisplayed, placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames,
         achievedConcurrencyMean, imagesPerS, cpuUserS, cpuSysS, peakRssMb, durationS,

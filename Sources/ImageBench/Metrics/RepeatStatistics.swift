@@ -1,18 +1,18 @@
 /// A metric's median over repeats with a 95% confidence interval.
-public struct Estimate: Sendable, Equatable {
-    public let median: Double
-    public let low: Double
-    public let high: Double
-    public let count: Int
+struct Estimate: Sendable, Equatable {
+    let median: Double
+    let low: Double
+    let high: Double
+    let count: Int
 }
 
 /// Statistics across the repeats of one cell.
-public enum RepeatStatistics {
+enum RepeatStatistics {
     /// The median and its 95% percentile-bootstrap confidence interval: 2,000 resamples with
     /// replacement, the 2.5th and 97.5th percentiles of their medians. No assumption about the
     /// metric's distribution (latency tails are anything but normal); the resampling is seeded,
     /// so the same repeats always give the same interval. With one value the interval is that value.
-    public static func median(_ values: [Double], resamples: Int = 2_000, seed: UInt64 = 0x5EED) -> Estimate {
+    static func median(_ values: [Double], resamples: Int = 2_000, seed: UInt64 = 0x5EED) -> Estimate {
         precondition(!values.isEmpty, "no values to estimate from")
         let center = median(of: values)
         guard values.count > 1 else { return Estimate(median: center, low: center, high: center, count: 1) }
@@ -31,7 +31,7 @@ public enum RepeatStatistics {
         return Estimate(median: center, low: min(low, center), high: max(high, center), count: values.count)
     }
 
-    public static func median(of values: [Double]) -> Double {
+    static func median(of values: [Double]) -> Double {
         let sorted = values.sorted()
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
@@ -39,15 +39,15 @@ public enum RepeatStatistics {
 }
 
 /// One strategy × concurrency cell summarised over its repeats.
-public struct CellAggregate: Sendable {
-    public let strategy: String
-    public let concurrency: Int
-    public let format: String
-    public let runs: Int
-    public let estimates: [(metric: Metric, estimate: Estimate)]
+struct CellAggregate: Sendable {
+    let strategy: String
+    let concurrency: Int
+    let format: String
+    let runs: Int
+    let estimates: [(metric: Metric, estimate: Estimate)]
 
     /// One aggregate per cell, in the order cells first ran.
-    public static func of(_ results: [RunResult]) -> [CellAggregate] {
+    static func of(_ results: [RunResult]) -> [CellAggregate] {
         RunResult.byCell(results).map { runs in
             let summaries = runs.map(\.summary)
             let estimates = Metric.aggregated.map { metric in
@@ -61,8 +61,8 @@ public struct CellAggregate: Sendable {
 
 extension CellAggregate {
     /// The median over repeats of one metric and its interval (nil for a metric not aggregated).
-    public func estimate(_ metric: Metric) -> Estimate? { estimates.first { $0.metric.name == metric.name }?.estimate }
+    func estimate(_ metric: Metric) -> Estimate? { estimates.first { $0.metric.name == metric.name }?.estimate }
 
     /// The median over repeats of one metric (nil for a metric not aggregated).
-    public func median(_ metric: Metric) -> Double? { estimate(metric)?.median }
+    func median(_ metric: Metric) -> Double? { estimate(metric)?.median }
 }

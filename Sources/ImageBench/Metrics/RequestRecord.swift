@@ -5,7 +5,7 @@ public enum RequestSource: String, Sendable, Codable, CaseIterable {
 }
 
 /// How a request ended for the user.
-public enum RequestOutcome: String, Sendable, Codable {
+enum RequestOutcome: String, Sendable, Codable {
     /// Its final image was on screen.
     case displayed
     /// The row left (or the run ended) before the image arrived.
@@ -15,7 +15,7 @@ public enum RequestOutcome: String, Sendable, Codable {
 }
 
 /// What cancellation did to the load a request started.
-public enum CancelKind: String, Sendable, Codable {
+enum CancelKind: String, Sendable, Codable {
     case none
     case queued
     case inflight
@@ -33,29 +33,29 @@ public struct RequestRecord: Sendable {
     private var storedWidth: Int32 = -1, storedHeight: Int32 = -1
     private var storedLatency = UInt64.max, storedPlaceholder = UInt64.max, storedReady = UInt64.max
 
-    public var id: Int { Int(storedID) }
+    var id: Int { Int(storedID) }
     /// The simulated user (`--clients`), 0 for a single client.
-    public var client: Int {
+    var client: Int {
         get { Int(storedClient) }
         set { storedClient = Int32(clamping: newValue) }
     }
-    public var row: Int { Int(storedRow) }
-    public var imageID: Int { Int(storedImageID) }
-    public let url: String
+    var row: Int { Int(storedRow) }
+    var imageID: Int { Int(storedImageID) }
+    let url: String
     /// The frame in which the row became visible.
-    public var visibleFrame: Int { Int(storedVisibleFrame) }
+    var visibleFrame: Int { Int(storedVisibleFrame) }
     /// When its cellForRow ran (monotonic ns): where its load's queue wait starts.
-    public let requestedAt: UInt64
+    let requestedAt: UInt64
     public var source: RequestSource
-    public var outcome: RequestOutcome = .neverDisplayed
+    var outcome: RequestOutcome = .neverDisplayed
     /// The frame the image was displayed in, if it was.
-    public var displayFrame: Int? {
+    var displayFrame: Int? {
         get { Self.frame(storedDisplayFrame) }
         set { storedDisplayFrame = Self.frame(newValue) }
     }
     /// The frame its first progressive preview was shown in (`--progressive`), if one was
     /// before the image.
-    public var previewFrame: Int? {
+    var previewFrame: Int? {
         get { Self.frame(storedPreviewFrame) }
         set { storedPreviewFrame = Self.frame(newValue) }
     }
@@ -65,25 +65,25 @@ public struct RequestRecord: Sendable {
         set { storedLatency = newValue ?? .max }
     }
     /// The frame the row left the screen in, if it did.
-    public var leftFrame: Int? {
+    var leftFrame: Int? {
         get { Self.frame(storedLeftFrame) }
         set { storedLeftFrame = Self.frame(newValue) }
     }
     /// Placeholder time in nanoseconds (frame times): from the frame the row appeared to the one
     /// its image (or a preview of it) was shown in, or it left the screen in, or the run ended in. Set at the end of
     /// the run; every request has one (memory hits 0).
-    public var placeholder: UInt64? {
+    var placeholder: UInt64? {
         get { Self.time(storedPlaceholder) }
         set { storedPlaceholder = newValue ?? .max }
     }
     /// Ready latency in nanoseconds, unquantised: from cellForRow to the image reaching the main
     /// loop (posted by its worker), for displayed requests (memory hits 0).
-    public var ready: UInt64? {
+    var ready: UInt64? {
         get { Self.time(storedReady) }
         set { storedReady = newValue ?? .max }
     }
     /// The size of the bitmap displayed, if displayed.
-    public var displayedSize: PixelSize? {
+    var displayedSize: PixelSize? {
         get { storedWidth < 0 ? nil : PixelSize(width: Int(storedWidth), height: Int(storedHeight)) }
         set {
             storedWidth = newValue.map { Int32(clamping: $0.width) } ?? -1
@@ -97,11 +97,11 @@ public struct RequestRecord: Sendable {
         set { storedStages = newValue.map(MicrosecondStages.init) }
     }
     private var storedStages: MicrosecondStages?
-    public var bytes: Int = 0
-    public var decodeWarnings = 0
-    public var cancel: CancelKind = .none
-    public var errorClass: ErrorClass?
-    public var errorMessage: String?
+    var bytes: Int = 0
+    var decodeWarnings = 0
+    var cancel: CancelKind = .none
+    var errorClass: ErrorClass?
+    var errorMessage: String?
 
     public init(id: Int, row: Int, imageID: Int, url: String, visibleFrame: Int, requestedAt: UInt64,
                 source: RequestSource) {
@@ -140,7 +140,7 @@ public struct RequestRecord: Sendable {
 extension RequestRecord {
     /// A request read back from a row of requests.csv (what the reports draw: row, frames,
     /// outcome, latency, source, size, error); nil for a row that is not one.
-    public init?(row: [String: String]) {
+    init?(row: [String: String]) {
         guard let id = row["request"].flatMap(Int.init), let tableRow = row["row"].flatMap(Int.init),
               let image = row["image"].flatMap(Int.init), let visible = row["visible_frame"].flatMap(Int.init),
               let source = row["source"].flatMap(RequestSource.init(rawValue:)),

@@ -3,29 +3,29 @@ import Histogram
 /// A run's distributions, kept whole (HdrHistogram): display latency, the pipeline stages (time
 /// to first byte among them), placeholder time and ready latency. They merge exactly across users and shards, and
 /// summary.csv's percentiles are read from them, never averaged.
-public struct RunDistributions: Sendable {
-    public var latency = LatencyHistogram()
-    public var stages = StageHistograms()
+struct RunDistributions: Sendable {
+    var latency = LatencyHistogram()
+    var stages = StageHistograms()
     /// Placeholder time of every request.
-    public var placeholder = LatencyHistogram()
+    var placeholder = LatencyHistogram()
     /// Ready latency of the displayed requests.
-    public var ready = LatencyHistogram()
+    var ready = LatencyHistogram()
     /// Whole request (first byte and transfer) of the loads the ttfb stage has.
-    public var request = LatencyHistogram()
+    var request = LatencyHistogram()
     /// Decode time per megapixel of the file (ns per 10⁶ source pixels) of every image decoded.
-    public var decodePerMegapixel = LatencyHistogram()
+    var decodePerMegapixel = LatencyHistogram()
     /// For each request an earlier insert could answer, the smallest memory cache that would
     /// (kB; `CacheSizeCurve`).
-    public var memoryHitThresholds = LatencyHistogram()
+    var memoryHitThresholds = LatencyHistogram()
     /// Time to first image of the displayed requests: display latency, or to the first
     /// progressive preview where one was shown first (`--progressive`).
-    public var firstImage = LatencyHistogram()
+    var firstImage = LatencyHistogram()
     /// Settle time of every rest of the scroll (censored ones at their length), and each rest's
     /// sample, keyed so that cells' rests pair (`SettleTime.swift`).
-    public var settle = LatencyHistogram()
-    public var settleSamples: [SettleSample] = []
+    var settle = LatencyHistogram()
+    var settleSamples: [SettleSample] = []
 
-    public init() {}
+    init() {}
 
     /// Two digits: a crowd user's own distributions (see `LatencyHistogram.init`).
     init(significantDigits digits: SignificantDigits) {
@@ -38,7 +38,7 @@ public struct RunDistributions: Sendable {
     }
 
     /// Another run's samples added to these.
-    public mutating func add(_ other: RunDistributions) {
+    mutating func add(_ other: RunDistributions) {
         latency.add(other.latency)
         stages.add(other.stages)
         placeholder.add(other.placeholder)
@@ -53,7 +53,7 @@ public struct RunDistributions: Sendable {
 
     /// The summary's percentile fields from these. Placeholder time and ready latency only where
     /// any were recorded: histograms.json of imgbench 0.1 has none, and the summary keeps its own.
-    public func fill(_ summary: inout RunSummary) {
+    func fill(_ summary: inout RunSummary) {
         Self.fill(&summary, from: latency, \.displayP50Ms, \.displayP90Ms, \.displayP95Ms, \.displayP99Ms, \.displayMaxMs)
         let ttfb = stages["ttfb"]
         if ttfb.count > 0 { Self.fill(&summary, from: ttfb, \.ttfbP50Ms, \.ttfbP90Ms, \.ttfbP95Ms, \.ttfbP99Ms, \.ttfbMaxMs) }

@@ -3,24 +3,24 @@ import CShims
 import Foundation
 
 /// What a run ran on, so two results can be compared knowingly and any run reproduced.
-public struct RunEnvironment: Sendable {
-    public let imgbenchVersion: String
+struct RunEnvironment: Sendable {
+    let imgbenchVersion: String
     /// From IMGBENCH_GIT_COMMIT (scripts/imgbench sets it), else unknown.
-    public let gitCommit: String?
-    public let cpuModel: String
-    public let cpuCount: Int
-    public let kernel: String
-    public let swiftVersion: String
-    public let libcurl: String
-    public let libjpeg: String
-    public let libpng: String
+    let gitCommit: String?
+    let cpuModel: String
+    let cpuCount: Int
+    let kernel: String
+    let swiftVersion: String
+    let libcurl: String
+    let libjpeg: String
+    let libpng: String
     /// The decoders of the newer formats: libwebp, libavif (with its AV1 codecs), giflib.
-    public let libwebp: String
-    public let libavif: String
-    public let giflib: String
-    public let hostname: String
+    let libwebp: String
+    let libavif: String
+    let giflib: String
+    let hostname: String
 
-    public static func capture() -> RunEnvironment {
+    static func capture() -> RunEnvironment {
         var name = utsname()
         uname(&name)
         func text<T>(_ field: T) -> String {
@@ -57,7 +57,7 @@ public struct RunEnvironment: Sendable {
         #endif
     }
 
-    public var json: [String: Any] {
+    var json: [String: Any] {
         [
             "imgbench_version": imgbenchVersion, "git_commit": gitCommit ?? NSNull(), "cpu_model": cpuModel,
             "cpu_count": cpuCount, "kernel": kernel, "swift_version": swiftVersion, "libcurl": libcurl,

@@ -1,21 +1,21 @@
 /// One rest's settle time: from the frame the scroll came to rest to the frame every visible row
 /// showed its final image. `censored`: the scroll moved again first (or the run ended), so the
 /// time is the rest's length, a lower bound; a row whose load failed never settles.
-public struct SettleSample: Sendable, Codable, Equatable {
+struct SettleSample: Sendable, Codable, Equatable {
     /// Which rest: the user (`--clients`), the session (load models loop their traces) and the
     /// rest's place in that trace. Cells of a run share traces, so equal keys are the same moment
     /// of the same scroll, and their samples pair.
-    public let client: Int
-    public let session: Int
-    public let rest: Int
-    public let nanoseconds: UInt64
-    public let censored: Bool
+    let client: Int
+    let session: Int
+    let rest: Int
+    let nanoseconds: UInt64
+    let censored: Bool
     /// The mean wait of the rows on screen at the rest: from its start to each row's image (0 for
     /// one already shown), cut at the rest's end. Unlike the settle time (the last row's wait) it
     /// still tells cells apart when neither settles before the scroll moves on.
-    public var waitNanoseconds: UInt64 = 0
+    var waitNanoseconds: UInt64 = 0
 
-    public var key: String { "\(client).\(session).\(rest)" }
+    var key: String { "\(client).\(session).\(rest)" }
 }
 
 /// Watches the screen through each rest of the trace under way; owned by the main loop.

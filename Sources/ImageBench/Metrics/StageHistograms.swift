@@ -3,7 +3,7 @@ import Histogram
 /// The distribution of each pipeline stage over a run's completed loads, one HdrHistogram per
 /// stage, so summary.json can say where the time goes (median and tail) and merges stay exact.
 public struct StageHistograms: Sendable {
-    public static let names = ["queue_wait", "disk_read", "ttfb", "transfer", "decode", "filter", "delivery"]
+    static let names = ["queue_wait", "disk_read", "ttfb", "transfer", "decode", "filter", "delivery"]
 
     /// In the order of `names`: recording a load is seven array stores, not seven string lookups
     /// (it runs for every load, on the main loop).
@@ -17,12 +17,12 @@ public struct StageHistograms: Sendable {
         byStage = Self.names.map { _ in LatencyHistogram(significantDigits: digits) }
     }
 
-    public init(histograms: [String: LatencyHistogram]) {
+    init(histograms: [String: LatencyHistogram]) {
         byStage = Self.names.map { histograms[$0] ?? LatencyHistogram() }
     }
 
     /// Every stage's histogram by its name.
-    public var histograms: [String: LatencyHistogram] { Dictionary(uniqueKeysWithValues: zip(Self.names, byStage)) }
+    var histograms: [String: LatencyHistogram] { Dictionary(uniqueKeysWithValues: zip(Self.names, byStage)) }
 
     /// Records a completed load. Network stages are recorded only for loads that used the
     /// network, so disk hits do not drag time-to-first-byte towards zero.
@@ -43,12 +43,12 @@ public struct StageHistograms: Sendable {
         byStage[2].record(nanoseconds: nanoseconds)
     }
 
-    public subscript(name: String) -> LatencyHistogram {
+    subscript(name: String) -> LatencyHistogram {
         Self.names.firstIndex(of: name).map { byStage[$0] } ?? LatencyHistogram()
     }
 
     /// Another set's samples added to these (an exact merge).
-    public mutating func add(_ other: StageHistograms) {
+    mutating func add(_ other: StageHistograms) {
         for index in byStage.indices { byStage[index].add(other.byStage[index]) }
     }
 }

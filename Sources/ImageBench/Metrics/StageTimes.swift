@@ -4,7 +4,7 @@ public struct StageTimes: Sendable, Equatable, Codable {
     /// Submitted until a worker picked it up (behind the concurrency limit).
     public var queueWait: UInt64 = 0
     /// Reading and verifying the disk cache entry (or finding there is none).
-    public var diskRead: UInt64 = 0
+    var diskRead: UInt64 = 0
     /// Request start until the response's first byte.
     public var timeToFirstByte: UInt64 = 0
     /// First byte until the last.
@@ -21,5 +21,5 @@ public struct StageTimes: Sendable, Equatable, Codable {
         self.diskRead = diskRead
     }
 
-    public var total: UInt64 { queueWait + diskRead + timeToFirstByte + transfer + decode + filter + delivery }
+    var total: UInt64 { queueWait + diskRead + timeToFirstByte + transfer + decode + filter + delivery }
 }

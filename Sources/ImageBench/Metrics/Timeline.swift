@@ -5,28 +5,28 @@ import Histogram
 /// scrolling, and within that second the time to first byte and the whole request (first byte
 /// and transfer) of the network loads that completed, and the display latency of the images
 /// shown. timeseries.csv writes it; users and shards add up by second.
-public struct Timeline: Sendable {
-    public static let intervalNanoseconds: UInt64 = 1_000_000_000
+struct Timeline: Sendable {
+    static let intervalNanoseconds: UInt64 = 1_000_000_000
 
-    public struct Interval: Sendable, Codable, Equatable {
+    struct Interval: Sendable, Codable, Equatable {
         /// Rows' requests made (cellForRow) in this second.
-        public var requests = 0
+        var requests = 0
         /// HTTP requests (attempts) whose loads completed in this second, and their body bytes.
-        public var httpRequests = 0
-        public var bytes = 0
+        var httpRequests = 0
+        var bytes = 0
         /// Loads that failed in this second, whatever the class.
-        public var errors = 0
+        var errors = 0
         /// Users whose run covered some of this second.
-        public var activeUsers = 0
+        var activeUsers = 0
         /// Time to first byte of the network loads that completed in this second. Two
         /// significant digits (1%): a histogram a second, for every second of a long run.
-        public var ttfb = LatencyHistogram(significantDigits: .two)
+        var ttfb = LatencyHistogram(significantDigits: .two)
         /// The same loads' whole request: first byte and transfer.
-        public var request = LatencyHistogram(significantDigits: .two)
+        var request = LatencyHistogram(significantDigits: .two)
         /// Display latency of the images shown in this second.
-        public var display = LatencyHistogram(significantDigits: .two)
+        var display = LatencyHistogram(significantDigits: .two)
 
-        public init() {}
+        init() {}
 
         mutating func add(_ other: Interval) {
             requests += other.requests
@@ -40,12 +40,12 @@ public struct Timeline: Sendable {
         }
     }
 
-    public private(set) var intervals: [Interval] = []
+    private(set) var intervals: [Interval] = []
 
-    public init() {}
+    init() {}
 
     /// A timeline read back from histograms.json (`imgbench merge`, `imgbench report`).
-    public init(intervals: [Interval]) { self.intervals = intervals }
+    init(intervals: [Interval]) { self.intervals = intervals }
 
     /// The index of the second `offset` nanoseconds after the run's start, created on demand.
     private mutating func second(at offset: UInt64) -> Int {
@@ -85,7 +85,7 @@ public struct Timeline: Sendable {
     }
 
     /// Another run's timeline added second by second (users of one cell; a crowd's shared part).
-    public mutating func add(_ other: Timeline) {
+    mutating func add(_ other: Timeline) {
         while intervals.count < other.intervals.count { intervals.append(Interval()) }
         for (index, interval) in other.intervals.enumerated() { intervals[index].add(interval) }
     }

@@ -4,31 +4,31 @@ import Foundation
 /// cell's size) → filter → memory cache, then the downloaded bytes to the disk cache. The token is
 /// checked between stages, so a cancelled load stops at the next boundary.
 public struct ImagePipeline: Sendable {
-    public let decoder: any ImageDecoding
+    let decoder: any ImageDecoding
     /// The filter step (`--filter`), after the downsample to the cell.
-    public let processor: any ImageProcessing
-    public let memoryCache: any ImageCaching
-    public let diskCache: DiskCache?
+    let processor: any ImageProcessing
+    let memoryCache: any ImageCaching
+    let diskCache: DiskCache?
     /// The cell's image size in pixels: 80 × 80 pt at 3x by default.
-    public let targetSize: PixelSize
-    public let decodeLimits: DecodeLimits
-    public let retry: RetryPolicy
+    let targetSize: PixelSize
+    let decodeLimits: DecodeLimits
+    let retry: RetryPolicy
     /// `--no-decode`: fetch and discard the bytes; the cache keeps a stand-in charged at the cell
     /// image's size, so hits and evictions (and so the requests a server sees) match a real client.
-    public let decodes: Bool
+    let decodes: Bool
     /// Where decode and filter run (`--decode-concurrency`, `--filter-concurrency`) and the
     /// stages' gauges.
-    public let stages: PipelineStages
+    let stages: PipelineStages
     /// `--timeout` in nanoseconds, which bounds the decode too: a decode still running that long
     /// after the start of the fetch that brought its bytes stops and fails as a timeout. Nil: a
     /// decode has no deadline (it still stops when its load is cancelled).
-    public let timeoutNanoseconds: UInt64?
+    let timeoutNanoseconds: UInt64?
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
     /// One pixel every `--no-decode` stand-in shares (no buffer per cached image).
     static let standInPixels: [UInt8] = [0, 0, 0, 0]
 
-    public init(decoder: any ImageDecoding = ImageDecoder(), processor: any ImageProcessing,
+    init(decoder: any ImageDecoding = ImageDecoder(), processor: any ImageProcessing,
                 memoryCache: any ImageCaching, diskCache: DiskCache? = nil,
                 targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits(),
                 retry: RetryPolicy = RetryPolicy(), decodes: Bool = true, stages: PipelineStages = PipelineStages(),
@@ -46,17 +46,17 @@ public struct ImagePipeline: Sendable {
     }
 
     /// A finished load, and the bytes to store on disk once the result is on its way.
-    public struct Output: Sendable {
-        public let completion: LoadCompletion
-        public let bytesToStore: [UInt8]?
+    struct Output: Sendable {
+        let completion: LoadCompletion
+        let bytesToStore: [UInt8]?
     }
 
     /// Where a load is after a stage: finished, or waiting for a stage queue (`PipelineStages`).
-    public enum Step: Sendable {
+    enum Step: Sendable {
         case finished(Output)
         case next(PendingStage)
 
-        public var output: Output? {
+        var output: Output? {
             if case .finished(let output) = self { output } else { nil }
         }
     }
@@ -64,7 +64,7 @@ public struct ImagePipeline: Sendable {
     /// Runs one load on the calling thread, up to its first stage queue if there is one. Returns
     /// nil if the load was cancelled before it started (nothing was done, and the main loop
     /// already knows).
-    public func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+    func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                      transport: any Transport, gauge: ConcurrencyGauge? = nil) -> Step? {
         let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
         guard case .fetch(var fetch) = begun else { return begun.step }
@@ -79,7 +79,7 @@ public struct ImagePipeline: Sendable {
 
     /// The same load from a task: the fetch suspends where the transport allows; decoding and
     /// filtering run on the task's thread.
-    public func loadAsync(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+    func loadAsync(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                           transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> Step? {
         let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
         guard case .fetch(var fetch) = begun else { return begun.step }
@@ -102,7 +102,7 @@ public struct ImagePipeline: Sendable {
     /// on the network thread or, where there is decoding or a disk cache to do, on a Dispatch
     /// queue (CPU and disk work never runs on the network thread, nor on the caller's, which is
     /// the main loop).
-    public func loadEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
+    func loadEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
                             transport: any Transport, gauge: ConcurrencyGauge? = nil,
                             completion: @escaping @Sendable (Step?) -> Void) {
         guard let network = transport as? CurlMultiTransport else {
@@ -200,7 +200,7 @@ public struct ImagePipeline: Sendable {
     /// The classic `cellForRow` disk read (`--disk-read main`), run where it is called: read the
     /// cached file, decode it at full size as `UIImage(contentsOfFile:)` does, filter the full
     /// bitmap, then scale it to the cell. Nil when the disk cache has no good entry.
-    public func loadFromDiskNaively(_ request: LoadRequest, id: Int, submittedAt: UInt64) -> LoadCompletion? {
+    func loadFromDiskNaively(_ request: LoadRequest, id: Int, submittedAt: UInt64) -> LoadCompletion? {
         let token = LoadToken()
         _ = token.begin()
         return fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: MonotonicClock.now(),

@@ -1,9 +1,9 @@
 /// What went wrong with a load, as counted in reports.
-public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
+enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case fetch(FetchError)
     case decode(DecodeError)
 
-    public var errorClass: ErrorClass {
+    var errorClass: ErrorClass {
         switch self {
         case .fetch(.httpStatus): .httpStatus
         case .fetch(.timeout): .timeout
@@ -16,7 +16,7 @@ public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .fetch(let error): error.description
         case .decode(let error): error.description
@@ -25,7 +25,7 @@ public enum LoadFailure: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// How a load ended.
-public enum LoadOutcome: Sendable {
+enum LoadOutcome: Sendable {
     case image(DecodedImage)
     /// Cancelled while running; it stopped at the next check.
     case cancelled
@@ -33,44 +33,44 @@ public enum LoadOutcome: Sendable {
 }
 
 /// Where a load found its bytes.
-public enum LoadSource: String, Sendable {
+enum LoadSource: String, Sendable {
     case disk, network
 }
 
 /// A finished load on its way to the main loop.
-public struct LoadCompletion: Sendable {
-    public let loadID: Int
-    public let source: LoadSource
-    public let outcome: LoadOutcome
-    public var stages: StageTimes
+struct LoadCompletion: Sendable {
+    let loadID: Int
+    let source: LoadSource
+    let outcome: LoadOutcome
+    var stages: StageTimes
     /// Body bytes received from the network, complete or not (0 from disk).
-    public let bytesReceived: Int
+    let bytesReceived: Int
     /// Pixels in the source image when it was decoded (what decode cost scales with), else 0.
-    public let sourcePixels: Int
+    let sourcePixels: Int
     /// When the worker finished (monotonic ns).
-    public let finishedAt: UInt64
+    let finishedAt: UInt64
     /// Fetch attempts made (1 without retries; 1 for a disk hit).
-    public var attempts = 1
+    var attempts = 1
     /// The decoder's warnings: damage it worked around.
-    public var decodeWarnings = 0
+    var decodeWarnings = 0
     /// The image's full body size, when known: the bytes received, or for a cancelled transfer
     /// its Content-Length. How sizes a manifest or template does not give are learned.
-    public var bodySize: Int?
+    var bodySize: Int?
     /// `--resume`: bytes of the body kept from a cancelled transfer (not downloaded again), and
     /// whether the server refused the range and sent the whole body.
-    public var resumedBytes = 0
-    public var resumeRefused = false
+    var resumedBytes = 0
+    var resumeRefused = false
 }
 
 /// What one load needs to know about its image.
-public struct LoadRequest: Sendable {
-    public let url: String
+struct LoadRequest: Sendable {
+    let url: String
     /// The memory and disk cache key.
-    public let cacheKey: CacheKey
+    let cacheKey: CacheKey
     /// The body size if known in advance (the corpus), for savings accounting.
-    public let expectedBytes: Int?
+    let expectedBytes: Int?
 
-    public init(url: String, cacheKey: CacheKey? = nil, expectedBytes: Int?) {
+    init(url: String, cacheKey: CacheKey? = nil, expectedBytes: Int?) {
         self.url = url
         self.cacheKey = cacheKey ?? CacheKey(url)
         self.expectedBytes = expectedBytes

@@ -4,12 +4,12 @@ import Synchronization
 /// that runs it. One atomic decides races: a load cancelled before a worker picks it up never
 /// starts, and the main loop learns at once whether it cancelled queued or in-flight work.
 public final class LoadToken: Sendable {
-    public enum State: UInt8, Sendable {
+    enum State: UInt8, Sendable {
         case queued, running, finished, cancelledWhileQueued, cancelledInFlight
     }
 
     /// What a cancel achieved.
-    public enum CancelResult: Sendable, Equatable {
+    enum CancelResult: Sendable, Equatable {
         /// The load had not started: no byte fetched, nothing decoded.
         case whileQueued
         /// The load was running; it stops at its next check.
@@ -25,9 +25,9 @@ public final class LoadToken: Sendable {
 
     public init() {}
 
-    public var state: State { State(rawValue: raw.load(ordering: .acquiring))! }
+    var state: State { State(rawValue: raw.load(ordering: .acquiring))! }
 
-    public var isCancelled: Bool {
+    var isCancelled: Bool {
         let current = state
         return current == .cancelledWhileQueued || current == .cancelledInFlight
     }
@@ -40,12 +40,12 @@ public final class LoadToken: Sendable {
 
     /// Called by the worker when it is done; false if a cancel arrived while it ran.
     @discardableResult
-    public func finish() -> Bool {
+    func finish() -> Bool {
         raw.compareExchange(expected: State.running.rawValue, desired: State.finished.rawValue,
                             ordering: .acquiringAndReleasing).exchanged
     }
 
-    public func cancel() -> CancelResult {
+    func cancel() -> CancelResult {
         if raw.compareExchange(expected: State.queued.rawValue, desired: State.cancelledWhileQueued.rawValue,
                                ordering: .acquiringAndReleasing).exchanged {
             return .whileQueued
@@ -60,21 +60,21 @@ public final class LoadToken: Sendable {
 
     /// Runs `handler` when the load is cancelled in flight (at once if it already was): how a
     /// transport that waits in poll() learns it should stop a transfer.
-    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {
         cancelHandler.withLockedValue { $0 = handler }
         if isCancelled { handler() }
     }
 
     /// Who watches this load's body as it arrives (`--progressive`); set before its fetch. The
     /// token carries it so that every transport, and every wrapper of one, passes it along.
-    public var bodyObserver: (any BodyObserver)? {
+    var bodyObserver: (any BodyObserver)? {
         get { observer.withLockedValue { $0 } }
         set { observer.withLockedValue { $0 = newValue } }
     }
 
     /// Where this load's transfer resumes from and keeps what it got if cancelled (`--resume`);
     /// set before its fetch.
-    public var partialDownloads: PartialDownloads? {
+    var partialDownloads: PartialDownloads? {
         get { partials.withLockedValue { $0 } }
         set { partials.withLockedValue { $0 = newValue } }
     }
@@ -82,7 +82,7 @@ public final class LoadToken: Sendable {
 
 /// Watches a response body as it arrives, on the thread running the transfer (a worker's with
 /// the blocking transport, the network thread's with multi): progressive display.
-public protocol BodyObserver: AnyObject, Sendable {
+protocol BodyObserver: AnyObject, Sendable {
     /// The body so far, after each piece curl hands over (a retry starts a new, shorter one).
     func bodyGrew(_ body: [UInt8])
 }

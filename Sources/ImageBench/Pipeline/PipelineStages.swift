@@ -10,15 +10,15 @@ import Foundation
 ///
 /// The gauges count every load in each stage, queued stages or not: transfers in flight, decodes
 /// and filters running.
-public final class PipelineStages: Sendable {
-    public let decodeQueue: ThreadPoolStrategy?
-    public let filterQueue: ThreadPoolStrategy?
-    public let network = ConcurrencyGauge()
-    public let decoding = ConcurrencyGauge()
-    public let filtering = ConcurrencyGauge()
+final class PipelineStages: Sendable {
+    let decodeQueue: ThreadPoolStrategy?
+    let filterQueue: ThreadPoolStrategy?
+    let network = ConcurrencyGauge()
+    let decoding = ConcurrencyGauge()
+    let filtering = ConcurrencyGauge()
 
     /// nil limits: that stage runs where the stage before it ran.
-    public init(decodeConcurrency: Int? = nil, filterConcurrency: Int? = nil) {
+    init(decodeConcurrency: Int? = nil, filterConcurrency: Int? = nil) {
         decodeQueue = decodeConcurrency.map { ThreadPoolStrategy(threads: $0, name: "decode") }
         filterQueue = filterConcurrency.map { ThreadPoolStrategy(threads: $0, name: "filter") }
     }
@@ -33,21 +33,21 @@ public final class PipelineStages: Sendable {
     }
 
     /// Waits for both queues: decodes first, since a decode can hand its load to the filter queue.
-    public func waitUntilIdle() {
+    func waitUntilIdle() {
         decodeQueue?.waitUntilIdle()
         filterQueue?.waitUntilIdle()
     }
 
-    public func shutdown() {
+    func shutdown() {
         decodeQueue?.shutdown()
         filterQueue?.shutdown()
     }
 }
 
 /// A load between stages: the rest of its work, for the stage's queue.
-public struct PendingStage: Sendable {
-    public enum Kind: Sendable { case decode, filter }
-    public let kind: Kind
+struct PendingStage: Sendable {
+    enum Kind: Sendable { case decode, filter }
+    let kind: Kind
     let token: LoadToken
     let run: @Sendable () -> ImagePipeline.Step
 }

@@ -75,13 +75,13 @@ final class ProgressivePreviewer: BodyObserver, @unchecked Sendable {
 }
 
 /// A preview of a load under way, for the main loop.
-public struct LoadPreview: Sendable {
-    public let loadID: Int
+struct LoadPreview: Sendable {
+    let loadID: Int
     /// The scan it shows (1: the first).
-    public let scan: Int
+    let scan: Int
     /// The preview, filtered as the image will be: what the row shows meanwhile.
-    public let image: DecodedImage
+    let image: DecodedImage
     /// Decode and filter time (ns): the extra cost of showing it.
-    public let cost: UInt64
-    public let readyAt: UInt64
+    let cost: UInt64
+    let readyAt: UInt64
 }

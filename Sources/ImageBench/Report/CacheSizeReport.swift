@@ -3,12 +3,12 @@ import Foundation
 /// What the memory cache's size did and what another size would do (`CacheSizeCurve`): a line
 /// for the terminal and the findings, a table per cell for report.md, and cache-curve.csv.
 public struct CacheSizeReport: Sendable {
-    public let cells: [(name: String, runs: [RunResult], curve: CacheSizeCurve)]
+    let cells: [(name: String, runs: [RunResult], curve: CacheSizeCurve)]
     /// Every cell's requests together.
-    public let pooled: CacheSizeCurve
-    public let configuredBytes: Int
+    let pooled: CacheSizeCurve
+    let configuredBytes: Int
     /// False for crowds, whose runs keep no curve (`CacheSizeCurve.isRecorded`).
-    public let recorded: Bool
+    let recorded: Bool
 
     public init(_ results: BenchmarkResults) {
         recorded = CacheSizeCurve.isRecorded(results.plan.settings)
@@ -30,7 +30,7 @@ public struct CacheSizeReport: Sendable {
     }
 
     /// One sentence over every cell's requests; nil when no request was made.
-    public var sentence: String? {
+    var sentence: String? {
         guard recorded, pooled.requests > 0 else { return nil }
         let all = cells.flatMap(\.runs)
         let lead = "Memory cache: \(configuredMegabytes) MB answered \(Format.percent(Self.measured(all))) of \(pooled.requests) requests"
@@ -51,7 +51,7 @@ public struct CacheSizeReport: Sendable {
 
     /// A table per cell: measured and predicted hit rate at today's size, the best, and the
     /// smallest size within 1 point of it.
-    public var markdown: String {
+    var markdown: String {
         guard let sentence else { return "" }
         var lines = ["## Memory cache size", "", sentence, "",
                      "| cell | requests | hit rate at \(configuredMegabytes) MB | curve at \(configuredMegabytes) MB | best (any size) | smallest within 1 point |",
@@ -75,13 +75,13 @@ public struct CacheSizeReport: Sendable {
 /// `cache-curve.csv`: each cell's predicted memory hit rate at about 200 cache sizes, at a round
 /// step from 0 to a little past today's size and the largest useful one, and at today's size
 /// (`configured` 1).
-public struct CacheCurveCSV: ReportWriter {
-    public let fileName = "cache-curve.csv"
+struct CacheCurveCSV: ReportWriter {
+    let fileName = "cache-curve.csv"
     static let header = ["strategy", "concurrency", "format", "cache_mb", "memory_hit_rate", "configured"]
 
-    public init() {}
+    init() {}
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         let report = CacheSizeReport(results)
         guard report.recorded else { return CSVTable(header: Self.header).rendered }
         var table = CSVTable(header: Self.header)

@@ -1,12 +1,12 @@
 /// `clients.csv`: with `--clients`, one row per simulated user per strategy × concurrency ×
 /// repeat (summary.csv's row for the cell combines them); a single user's run has one row per
 /// cell, the same as summary.csv's with `client` 0.
-public struct ClientsCSV: ReportWriter {
-    public let fileName = "clients.csv"
+struct ClientsCSV: ReportWriter {
+    let fileName = "clients.csv"
 
-    public init() {}
+    init() {}
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         guard let first = results.results.first else { return "" }
         var table = CSVTable(header: ["client"] + first.summary.fields.map(\.name))
         for result in results.results {

@@ -5,13 +5,13 @@ import Foundation
 /// two requests.csv: the same configuration scrolls the same trace), and for each metric whether
 /// its repeats differ (Mann–Whitney at α = 0.05, which needs four runs a side to ever say so).
 extension ResultsComparison {
-    public static let alpha = 0.05
+    static let alpha = 0.05
 
     /// One cell's verdict in a sentence, with the interval it rests on.
-    public struct CellVerdict: Sendable, Equatable {
-        public let cell: String
-        public let change: Interval?
-        public let text: String
+    struct CellVerdict: Sendable, Equatable {
+        let cell: String
+        let change: Interval?
+        let text: String
     }
 
     /// "worse", "better", "same" (the repeats do not differ) or "?" (too few runs to tell); empty

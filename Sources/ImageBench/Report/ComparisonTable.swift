@@ -5,10 +5,10 @@ import Foundation
 /// row stays in summary.csv), with the best cell of each column marked where the difference is
 /// beyond the noise.
 public struct ComparisonTable: Sendable {
-    public let header: [String]
-    public let rows: [[String]]
+    let header: [String]
+    let rows: [[String]]
     /// For each row, the columns where its cell is best beyond the noise.
-    public let best: [Set<Int>]
+    let best: [Set<Int>]
     /// Whether every cell ran once, so only the column with a single-run interval can be marked.
     let singleRuns: Bool
     /// Whether any column can be starred (not in a load table).
@@ -24,7 +24,7 @@ public struct ComparisonTable: Sendable {
     }
 
     /// `traceFrames` cuts the trace into the segments mean placeholder time is compared over.
-    public init(_ results: [RunResult], traceFrames: Int, load: Bool = false) {
+    init(_ results: [RunResult], traceFrames: Int, load: Bool = false) {
         let groups = RunResult.byCell(results)
         var columns = load ? Self.loadColumns : Self.columns
         repeated = groups.contains { $0.count > 1 }
@@ -97,7 +97,7 @@ public struct ComparisonTable: Sendable {
     }
 
     /// A GitHub-flavoured Markdown table, best values in bold, what bold means under it.
-    public var markdown: String {
+    var markdown: String {
         let align = header.indices.map { $0 == 0 ? ":---" : "---:" }
         let cells = rows.enumerated().map { row, fields in
             fields.enumerated().map { column, field in best[row].contains(column) ? "**\(field)**" : field }

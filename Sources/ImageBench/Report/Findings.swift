@@ -4,14 +4,14 @@ import Foundation
 /// repeats): what a reader would otherwise work out from the table. A strategy is named better
 /// only where the difference is beyond the noise (the same test as the table's marks); otherwise
 /// the finding says so. Every percentile carries its n.
-public enum Findings {
-    public static func sentences(_ benchmark: BenchmarkResults) -> [String] {
+enum Findings {
+    static func sentences(_ benchmark: BenchmarkResults) -> [String] {
         sentences(benchmark.results, traceFrames: Verdict.traceFrames(benchmark))
     }
 
     /// With several formats, each format's cells are compared among themselves ("In avif: …");
     /// the verdict compares the formats.
-    public static func sentences(_ results: [RunResult], traceFrames: Int) -> [String] {
+    static func sentences(_ results: [RunResult], traceFrames: Int) -> [String] {
         let formats = results.map(\.summary.format).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         guard formats.count > 1 else { return sentencesInOneFormat(results, traceFrames: traceFrames) }
         return formats.flatMap { format in

@@ -4,9 +4,9 @@ import Foundation
 /// the user sees: downloaded and CPU per displayed image, decode time per megapixel, placeholder
 /// time and display latency, each with its 95% interval. Empty with one format.
 public struct FormatTable: Sendable {
-    public static let header = ["cell", "format", "kB/image", "decode ms/MP p50", "decode ms/MP p95", "placeholder mean ms",
+    static let header = ["cell", "format", "kB/image", "decode ms/MP p50", "decode ms/MP p95", "placeholder mean ms",
                                 "display p50 ms", "display p95 ms", "CPU ms/image"]
-    public let rows: [[String]]
+    let rows: [[String]]
 
     public init(_ results: BenchmarkResults) {
         guard Set(results.results.map(\.summary.format)).count > 1 else {
@@ -60,5 +60,5 @@ public struct FormatTable: Sendable {
     public var text: String { table.text }
     /// For report.html: the same table, headed and with its legend.
     var html: String { table.html }
-    public var markdown: String { table.markdown }
+    var markdown: String { table.markdown }
 }

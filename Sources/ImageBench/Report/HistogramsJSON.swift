@@ -5,40 +5,40 @@ import Foundation
 /// the union of the samples, never an average of percentiles. Each run's seconds
 /// (timeseries.csv's counts and time-to-first-byte histograms) are kept too, so shards' time
 /// series add up second by second.
-public struct HistogramsJSON: ReportWriter {
-    public let fileName = "histograms.json"
+struct HistogramsJSON: ReportWriter {
+    let fileName = "histograms.json"
 
-    public init() {}
+    init() {}
 
-    public struct Run: Codable, Sendable {
-        public let strategy: String
-        public let concurrency: Int
-        public let repetition: Int
-        public let latency: LatencyHistogram
-        public let stages: [String: LatencyHistogram]
+    struct Run: Codable, Sendable {
+        let strategy: String
+        let concurrency: Int
+        let repetition: Int
+        let latency: LatencyHistogram
+        let stages: [String: LatencyHistogram]
         /// Absent in files of imgbench 0.1.
-        public var placeholder: LatencyHistogram?
-        public var ready: LatencyHistogram?
+        var placeholder: LatencyHistogram?
+        var ready: LatencyHistogram?
         /// Absent in files of imgbench 0.2 and earlier.
-        public var seconds: [Timeline.Interval]?
+        var seconds: [Timeline.Interval]?
         /// Whole requests (first byte and transfer); absent in files of imgbench 0.2 and earlier.
-        public var request: LatencyHistogram?
+        var request: LatencyHistogram?
         /// The corpus format and decode time per megapixel; absent in files of imgbench 0.2 and earlier.
-        public var format: String?
-        public var decodePerMegapixel: LatencyHistogram?
+        var format: String?
+        var decodePerMegapixel: LatencyHistogram?
         /// The memory cache's hit thresholds (kB: `CacheSizeCurve`); absent in files of imgbench 0.2 and earlier.
-        public var memoryHitThresholds: LatencyHistogram?
+        var memoryHitThresholds: LatencyHistogram?
         /// Time to first image (`--progressive`'s previews or the image); absent in files of imgbench 0.2 and earlier.
-        public var firstImage: LatencyHistogram?
+        var firstImage: LatencyHistogram?
         /// Settle time and each rest's sample; absent in files of imgbench 0.3 and earlier.
-        public var settle: LatencyHistogram?
-        public var settleSamples: [SettleSample]?
+        var settle: LatencyHistogram?
+        var settleSamples: [SettleSample]?
         /// The cell's policies (what tells apart the cells of a run that varies them); absent before 0.4.
-        public var cancel: String?
-        public var prefetch: Int?
-        public var memoryCacheMb: Int?
+        var cancel: String?
+        var prefetch: Int?
+        var memoryCacheMb: Int?
         /// Every setting a run can vary, by its summary.csv column; absent before 0.5.
-        public var policies: [String: String]?
+        var policies: [String: String]?
 
         /// The cell's value of each setting a run can vary, by column (files before 0.5: the three they have).
         var policyValues: [String: String] {
@@ -46,7 +46,7 @@ public struct HistogramsJSON: ReportWriter {
         }
 
         /// The run's distributions as written (empty where an older file has none).
-        public var distributions: RunDistributions {
+        var distributions: RunDistributions {
             var distributions = RunDistributions()
             distributions.latency = latency
             distributions.stages = StageHistograms(histograms: stages)
@@ -62,7 +62,7 @@ public struct HistogramsJSON: ReportWriter {
         }
     }
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         let runs = results.results.map { result in
             Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
                 latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
@@ -77,7 +77,7 @@ public struct HistogramsJSON: ReportWriter {
         return String(decoding: try encoder.encode(runs), as: UTF8.self) + "\n"
     }
 
-    public static func read(_ directory: URL) throws -> [Run] {
+    static func read(_ directory: URL) throws -> [Run] {
         try JSONDecoder().decode([Run].self, from: Data(contentsOf: directory.appendingPathComponent("histograms.json")))
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// `report.md`: the configuration and the comparison table, ready to paste into an issue.
-public struct MarkdownReport: ReportWriter {
-    public let fileName = "report.md"
+struct MarkdownReport: ReportWriter {
+    let fileName = "report.md"
 
-    public init() {}
+    init() {}
 
     /// The headline findings as a list, with a heading; nothing when there is nothing to compare.
     func findings(_ results: BenchmarkResults) -> String {
@@ -19,7 +19,7 @@ public struct MarkdownReport: ReportWriter {
         return "**\(lines[0])**\n\n" + lines.dropFirst().map { "- \($0)" }.joined(separator: "\n")
     }
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         let settings = results.plan.settings
         let partial = results.stoppedBy.map {
             "**Partial results: stopped by \($0) after \(results.results.count) of \(results.plan.measuredRuns) runs; the last run covers only the part it ran.**\n\n"

@@ -7,7 +7,7 @@ import Foundation
 /// lock, the directory is checked again: a run that was paused between its check and its claim
 /// must not write over another's finished results.
 public final class OutputClaim: Sendable {
-    public static let fileName = ".imgbench-claim"
+    static let fileName = ".imgbench-claim"
 
     /// Why a directory could not be claimed; `usage` errors are the user's to fix (exit 64).
     public struct ClaimError: Error, CustomStringConvertible {
@@ -15,9 +15,9 @@ public final class OutputClaim: Sendable {
         public let usage: Bool
     }
 
-    public let directory: URL
+    let directory: URL
     /// The run made the directory (so it removes it again if it writes nothing).
-    public let created: Bool
+    let created: Bool
     private let descriptor: Int32
 
     private init(directory: URL, created: Bool, descriptor: Int32) {

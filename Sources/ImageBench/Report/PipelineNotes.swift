@@ -3,7 +3,7 @@ import Foundation
 /// With `--progressive` or `--resume`: one line per cell on what the feature did, for the
 /// terminal, report.md and report.html. Empty without them.
 public struct PipelineNotes: Sendable {
-    public let lines: [String]
+    let lines: [String]
 
     public init(_ results: BenchmarkResults) {
         let settings = results.plan.settings
@@ -37,7 +37,7 @@ public struct PipelineNotes: Sendable {
     }
 
     public var text: String { lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n\n" }
-    public var markdown: String { lines.isEmpty ? "" : "## Pipeline\n\n" + lines.map { "- " + $0 }.joined(separator: "\n") + "\n\n" }
+    var markdown: String { lines.isEmpty ? "" : "## Pipeline\n\n" + lines.map { "- " + $0 }.joined(separator: "\n") + "\n\n" }
     var html: String {
         lines.isEmpty ? "" : "<h2>Pipeline</h2>\n<ul>\n" + lines.map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"
     }

@@ -4,19 +4,19 @@ import Foundation
 /// (`requested_ms`, from the cell's start: the clock timeseries.csv's seconds count on), latency,
 /// and for the request that started a network load, that load's stage times and bytes; with
 /// `--progressive`, the frame its first preview was shown in.
-public struct RequestsCSV: ReportWriter {
-    public let fileName = "requests.csv"
+struct RequestsCSV: ReportWriter {
+    let fileName = "requests.csv"
 
-    public static let header = [
+    static let header = [
         "strategy", "concurrency", "repeat", "client", "request", "row", "image", "url", "source", "outcome",
         "visible_frame", "requested_ms", "display_frame", "display_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
         "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error", "format", "preview_frame",
     ] + PolicyDimension.allCases.map(\.requestsColumn)
 
-    public init() {}
+    init() {}
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         var table = CSVTable(header: Self.header)
         func ms(_ nanoseconds: UInt64?) -> String { nanoseconds.map { Format.milliseconds(nanoseconds: $0, decimals: 3) } ?? "" }
         func exact(_ nanoseconds: UInt64?) -> String { nanoseconds.map { Format.milliseconds(nanoseconds: $0, decimals: 6) } ?? "" }

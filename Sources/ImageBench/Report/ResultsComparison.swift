@@ -3,29 +3,29 @@ import Foundation
 /// `imgbench compare BASE NEW`: every numeric metric the two directories share, for every
 /// strategy × concurrency cell they share (the mean over repeats), with its relative change.
 public struct ResultsComparison: Sendable {
-    public struct Line: Sendable, Equatable {
-        public let cell: String
-        public let metric: String
-        public let base: Double
-        public let new: Double
+    struct Line: Sendable, Equatable {
+        let cell: String
+        let metric: String
+        let base: Double
+        let new: Double
         /// Whether the change is beyond the noise: "worse", "better", "same", "?" or "" (see
         /// `ResultsComparison.noise`).
-        public let noise: String
+        let noise: String
         /// (new − base) / |base|; nil when base is 0.
-        public var relativeChange: Double? { base == 0 ? (new == 0 ? 0 : nil) : (new - base) / abs(base) }
+        var relativeChange: Double? { base == 0 ? (new == 0 ? 0 : nil) : (new - base) / abs(base) }
     }
 
-    public let base: ResultsDirectory
-    public let new: ResultsDirectory
-    public let lines: [Line]
+    let base: ResultsDirectory
+    let new: ResultsDirectory
+    let lines: [Line]
     /// Cells present in only one of the two directories.
-    public let unmatched: [String]
+    let unmatched: [String]
     /// Each shared cell's verdict, in the base's order (read from the two requests.csv once).
-    public let verdicts: [CellVerdict]
+    let verdicts: [CellVerdict]
 
     /// What a comparison shows unless asked for every metric: what the user feels, what it costs,
     /// and whether it failed; enough to fit a screen for a few cells.
-    public static let onScreen = [
+    static let onScreen = [
         "placeholder_mean_ms", "placeholder_p95_ms", "rest_wait_mean_ms", "settle_p95_ms", "placeholder_row_s_per_s",
         "display_p95_ms", "hitch_ms_per_s", "displayed", "memory_hit_rate", "network_fetches", "bytes_downloaded",
         "cpu_user_s", "cpu_sys_s", "peak_rss_mb", "errors",

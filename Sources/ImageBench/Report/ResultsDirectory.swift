@@ -7,7 +7,7 @@ public struct ResultsDirectory: Sendable {
     }
 
     public let path: String
-    public let header: [String]
+    let header: [String]
     /// One dictionary per run, keyed by column name.
     public let runs: [[String: String]]
 
@@ -34,7 +34,7 @@ public struct ResultsDirectory: Sendable {
 
     /// Several result sets as one, written to `directory`/summary.csv: how A/B mode joins its
     /// one-repeat rounds. Repeats are renumbered 1, 2, … per cell in the order given.
-    public static func combining(_ parts: [ResultsDirectory], into directory: URL) throws -> ResultsDirectory {
+    static func combining(_ parts: [ResultsDirectory], into directory: URL) throws -> ResultsDirectory {
         guard let header = parts.first?.header else { return ResultsDirectory(path: directory.path, header: [], runs: []) }
         var counts: [String: Int] = [:]
         var runs: [[String: String]] = []

@@ -33,5 +33,5 @@ public struct StageTable: Sendable {
 
     public var text: String { table.text }
     var html: String { table.html }
-    public var markdown: String { table.markdown }
+    var markdown: String { table.markdown }
 }

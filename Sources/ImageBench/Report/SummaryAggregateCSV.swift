@@ -3,12 +3,12 @@ import Foundation
 /// `summary-aggregate.csv`: one row per strategy × concurrency (× format, the last column), each
 /// main metric's median over the repeats and its 95% confidence interval (`_median`, `_ci_low`,
 /// `_ci_high`).
-public struct SummaryAggregateCSV: ReportWriter {
-    public let fileName = "summary-aggregate.csv"
+struct SummaryAggregateCSV: ReportWriter {
+    let fileName = "summary-aggregate.csv"
 
-    public init() {}
+    init() {}
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         let header = ["strategy", "concurrency", "runs"] + Metric.aggregated.flatMap {
             ["\($0.name)_median", "\($0.name)_ci_low", "\($0.name)_ci_high"]
         } + ["format"]

@@ -1,10 +1,10 @@
 /// `summary.csv`: one row per strategy × concurrency × repeat, every metric of the design.
-public struct SummaryCSV: ReportWriter {
-    public let fileName = "summary.csv"
+struct SummaryCSV: ReportWriter {
+    let fileName = "summary.csv"
 
-    public init() {}
+    init() {}
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         guard let first = results.results.first else { return "" }
         var table = CSVTable(header: first.summary.fields.map(\.name))
         for result in results.results { table.append(result.summary.fields.map(\.value.formatted)) }

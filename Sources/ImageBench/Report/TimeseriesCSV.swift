@@ -3,17 +3,17 @@
 /// loads, and within the second the time to first byte and the whole request of the network loads
 /// completed, and the display latency of the images shown (two significant digits, with their n).
 /// A run's `http_requests` column adds up to its http_requests in summary.csv.
-public struct TimeseriesCSV: ReportWriter {
-    public let fileName = "timeseries.csv"
+struct TimeseriesCSV: ReportWriter {
+    let fileName = "timeseries.csv"
 
-    public static let header = [
+    static let header = [
         "strategy", "concurrency", "repeat", "second", "active_users", "requests", "http_requests", "bytes", "errors",
         "ttfb_n", "ttfb_p50_ms", "ttfb_p90_ms", "ttfb_p99_ms", "ttfb_max_ms",
         "request_p50_ms", "request_p90_ms", "request_p99_ms", "request_max_ms",
         "display_n", "display_p50_ms", "display_p90_ms", "display_p99_ms", "display_max_ms", "format",
     ]
 
-    public init() {}
+    init() {}
 
     /// p50, p90, p99 and max in ms; empty cells for a second without a sample.
     private static func percentiles(_ histogram: LatencyHistogram) -> [String] {
@@ -22,7 +22,7 @@ public struct TimeseriesCSV: ReportWriter {
             + [RunSummary.Value.real(histogram.maxMilliseconds).formatted]
     }
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         var table = CSVTable(header: Self.header)
         for result in results.results {
             let cell = [result.cell.strategy.rawValue, String(result.cell.concurrency), String(result.cell.repetition)]

@@ -11,23 +11,23 @@ public protocol BenchmarkObserver: Sendable {
 
 /// Everything a benchmark measured, with what it ran on.
 public struct BenchmarkResults: Sendable {
-    public let plan: BenchmarkPlan
+    let plan: BenchmarkPlan
     public let results: [RunResult]
-    public let corpusImages: Int
-    public let corpusBytes: Int
-    public let serverURL: String
-    public let traceSeconds: Double
-    public let startedAt: Date
-    public let environment: RunEnvironment
+    let corpusImages: Int
+    let corpusBytes: Int
+    let serverURL: String
+    let traceSeconds: Double
+    let startedAt: Date
+    let environment: RunEnvironment
     /// Why the benchmark ended early ("SIGINT"), or nil when every run completed.
     public var stoppedBy: String? = nil
     /// `--threshold` limits and how the runs kept them (summary.json lists them).
     public var thresholdChecks: [ThresholdCheck] = []
 
-    public var partial: Bool { stoppedBy != nil }
+    var partial: Bool { stoppedBy != nil }
 
     /// The error rate of the verdict's intervals and tests: 5%, split over a budget's looks.
-    public var alpha: Double { plan.budget?.alpha ?? 0.05 }
+    var alpha: Double { plan.budget?.alpha ?? 0.05 }
 
     /// `body` with every interval and test at this run's level (`Confidence`).
     public func atItsConfidence<T>(_ body: () throws -> T) rethrows -> T {
@@ -55,8 +55,8 @@ public struct BenchmarkResults: Sendable {
 }
 
 /// Why a benchmark could not be done at all (exit 2).
-public struct BenchmarkError: Error, CustomStringConvertible {
-    public let description: String
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// Runs a plan: prepares the workload (for the embedded source: generates the corpus and starts
@@ -218,7 +218,7 @@ public enum Benchmark {
     }
 
     /// The feed, URLs and trace for a corpus served at `baseURL`.
-    public static func makeWorkload(settings: RunSettings, corpus: ImageCorpus, baseURL: String) -> Workload {
+    static func makeWorkload(settings: RunSettings, corpus: ImageCorpus, baseURL: String) -> Workload {
         let feed = Self.feed(settings, imageCount: corpus.images.count)
         let images = corpus.images.map {
             ImageReference(url: "\(baseURL)/\($0.path)", cacheKey: "imgbench-corpus/seed-\(settings.seed)/\($0.path)",
@@ -229,7 +229,7 @@ public enum Benchmark {
 
     /// The feed, URLs and trace for a URL template or a manifest. Sizes are known only where the
     /// manifest gives them.
-    public static func makeWorkload(settings: RunSettings, format: CorpusFormat = .mixed) -> Workload {
+    static func makeWorkload(settings: RunSettings, format: CorpusFormat = .mixed) -> Workload {
         switch settings.source {
         case .embedded:
             preconditionFailure("the embedded source needs its corpus")

@@ -3,24 +3,24 @@
 /// (`RunOptions`), summary.json records it, and merge, report, compare and gate read it back.
 public struct BenchmarkPlan: Sendable, Equatable, Codable {
     public var settings: RunSettings
-    public var strategies: [StrategyKind]
-    public var concurrencies: [Int]
+    var strategies: [StrategyKind]
+    var concurrencies: [Int]
     public var repeats: Int
     /// Rounds of every cell run first and not counted (repetition 0 in progress output).
-    public var warmups: Int
+    var warmups: Int
     /// Seconds of the trace each cell plays just before every measured run, not counted, so no
     /// run is measured cold (`--warmup-seconds`; 0 turns it off).
-    public var warmupSeconds: Double
+    var warmupSeconds: Double
     /// The corpus formats to compare (`--formats`): each cell runs in each, on the same pictures
     /// and the same trace.
-    public var formats: [CorpusFormat]
+    var formats: [CorpusFormat]
     /// Policies given as lists (`--cancel none,offscreen`): each a dimension of the matrix. The
     /// settings hold each one's first value.
-    public var variations: [PolicyVariation]
+    var variations: [PolicyVariation]
     /// `--budget`: rounds decided by the data instead of `repeats` (nil: `repeats` as given).
-    public var budget: Budget?
+    var budget: Budget?
 
-    public init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
+    init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
                 warmups: Int = 0, warmupSeconds: Double = 0, formats: [CorpusFormat] = [.mixed], variations: [PolicyVariation] = []) {
         self.settings = settings
         self.strategies = strategies
@@ -51,18 +51,18 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
     public var measuredRuns: Int { strategies.count * concurrencies.count * formats.count * variants.count * max(1, repeats) }
 
     /// Every combination of the varied policies' values, the first values first.
-    public var variants: [PolicyVariant] {
+    var variants: [PolicyVariant] {
         variations.reduce([PolicyVariant()]) { variants, variation in
             variants.flatMap { variant in variation.values.map { variant.with(variation.dimension, $0) } }
         }
     }
 
     /// The settings a cell runs with: the plan's, with the cell's policy values.
-    public func settings(for cell: RunCell) -> RunSettings { cell.variant.applied(to: settings) }
+    func settings(for cell: RunCell) -> RunSettings { cell.variant.applied(to: settings) }
 
     /// Cells in run order: warm-ups first, then repeats outermost, so drift over time spreads
     /// across every cell instead of favouring the ones that ran first.
-    public var cells: [RunCell] {
+    var cells: [RunCell] {
         let round = { (repetition: Int) in
             self.strategies.flatMap { strategy in
                 self.concurrencies.flatMap { limit in
@@ -88,13 +88,13 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
 public struct PlanError: Error, CustomStringConvertible, Equatable {
     public let description: String
 
-    public init(_ description: String) { self.description = description }
+    init(_ description: String) { self.description = description }
 }
 
 extension BenchmarkPlan {
     /// Every rule a plan must keep, one flag or several, whether it came from a command line or
     /// was read back from a summary.json (which may have been edited by hand).
-    public func validate() throws(PlanError) {
+    func validate() throws(PlanError) {
         let s = settings
         func check(_ holds: Bool, _ message: @autoclosure () -> String) throws(PlanError) {
             if !holds { throw PlanError(message()) }
@@ -203,18 +203,18 @@ extension BenchmarkPlan {
 }
 
 /// One slice of the simulated users, for running them in several processes (`--shard 2/4`).
-public struct ClientShard: Sendable, Equatable, Codable, CustomStringConvertible {
+struct ClientShard: Sendable, Equatable, Codable, CustomStringConvertible {
     /// From 1.
-    public var index: Int
-    public var count: Int
+    var index: Int
+    var count: Int
 
-    public init(index: Int, count: Int) {
+    init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }
 
     /// `I/N`.
-    public init(parsing text: String) throws(PlanError) {
+    init(parsing text: String) throws(PlanError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
         guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index) else {
             throw PlanError("--shard: '\(text)' is not I/N with 1 ≤ I ≤ N, e.g. 2/4")
@@ -223,16 +223,16 @@ public struct ClientShard: Sendable, Equatable, Codable, CustomStringConvertible
     }
 
     /// This shard's clients: contiguous slices, as even as they can be.
-    public func clients(of total: Int) -> Range<Int> {
+    func clients(of total: Int) -> Range<Int> {
         (index - 1) * total / count ..< index * total / count
     }
 
-    public var description: String { "\(index)/\(count)" }
+    var description: String { "\(index)/\(count)" }
 }
 
 extension NetworkProfile {
     /// What a `--source` run records: not shaped by imgbench, whatever the real network and
     /// server do.
-    public static let unshaped = NetworkProfile(name: "source", latencyMilliseconds: 0, jitterMilliseconds: 0,
+    static let unshaped = NetworkProfile(name: "source", latencyMilliseconds: 0, jitterMilliseconds: 0,
                                                 bandwidthBytesPerSecond: nil)
 }

@@ -13,24 +13,24 @@
 /// often than 5%. So the most looks the budget could hold is fixed after the first round (`looks`:
 /// as if every later round raced only two cells) and every interval and test, at every look and
 /// in the report, is made at 5% / looks (Bonferroni): wider, and valid however the stopping went.
-public struct Budget: Sendable, Equatable, Codable {
-    public var seconds: Double
+struct Budget: Sendable, Equatable, Codable {
+    var seconds: Double
     /// The most looks the run could take, fixed after the first round (1 until then).
-    public var looks = 1
+    var looks = 1
     /// Rounds run (the first included) and the wall time they took, from the run's start.
-    public var rounds = 0
-    public var spentSeconds = 0.0
+    var rounds = 0
+    var spentSeconds = 0.0
     /// Why the race ended: "decided", "unranked" (no cell could be ranked), "budget", "looks",
     /// "stopped" (empty before it ran).
-    public var ended = ""
+    var ended = ""
     /// What a round of the two quickest cells took in the first round (warm-ups included): the
     /// least a further round costs.
-    public var pairSeconds = 0.0
+    var pairSeconds = 0.0
 
-    public init(seconds: Double) { self.seconds = seconds }
+    init(seconds: Double) { self.seconds = seconds }
 
     /// Only the seconds are needed: a plan written before a field was added, or by hand, still reads.
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         seconds = try container.decode(Double.self, forKey: .seconds)
         looks = try container.decodeIfPresent(Int.self, forKey: .looks) ?? 1
@@ -41,11 +41,11 @@ public struct Budget: Sendable, Equatable, Codable {
     }
 
     /// The error rate of each look's intervals and tests.
-    public var alpha: Double { 0.05 / Double(max(1, looks)) }
+    var alpha: Double { 0.05 / Double(max(1, looks)) }
 }
 
 extension BenchmarkPlan {
     /// Which trace a measured run scrolls: the plan's own (0), or under a budget, round r's (the
     /// session r − 1 of user 0, `Workload.session`).
-    public func trace(ofRepetition repetition: Int) -> Int { budget == nil ? 0 : max(0, repetition - 1) }
+    func trace(ofRepetition repetition: Int) -> Int { budget == nil ? 0 : max(0, repetition - 1) }
 }

@@ -100,12 +100,12 @@ extension Crowd {
 /// at three significant digits: the whole crowd's result, the same as merging every user's own at
 /// three digits, while each user keeps only a two-digit copy for its row of clients.csv. A hundred
 /// users then hold a hundred small histograms, not eleven hundred large ones.
-public final class CrowdDistributions {
+final class CrowdDistributions {
     var all = RunDistributions()
     /// Time to first byte per second (the users' timelines keep the counts).
     var timeline = Timeline()
 
-    public init() {}
+    init() {}
 }
 
 extension Benchmark {

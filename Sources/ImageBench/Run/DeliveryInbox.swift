@@ -1,28 +1,28 @@
 /// Finished loads waiting for the main loop, as `DispatchQueue.main.async` would hold them: workers
 /// post, the main loop takes everything once per frame.
-public final class DeliveryInbox: Sendable {
+final class DeliveryInbox: Sendable {
     private let pending = Locked<[LoadCompletion]>([])
     private let previews = Locked<[LoadPreview]>([])
 
-    public init() {}
+    init() {}
 
-    public func post(_ completion: LoadCompletion) {
+    func post(_ completion: LoadCompletion) {
         pending.withLockedValue { $0.append(completion) }
     }
 
     /// A progressive preview of a load still under way (`--progressive`).
-    public func post(_ preview: LoadPreview) {
+    func post(_ preview: LoadPreview) {
         previews.withLockedValue { $0.append(preview) }
     }
 
-    public func takePreviews() -> [LoadPreview] {
+    func takePreviews() -> [LoadPreview] {
         previews.withLockedValue { previews in
             defer { previews.removeAll(keepingCapacity: true) }
             return previews
         }
     }
 
-    public func takeAll() -> [LoadCompletion] {
+    func takeAll() -> [LoadCompletion] {
         pending.withLockedValue { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending

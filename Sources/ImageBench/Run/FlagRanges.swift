@@ -4,38 +4,38 @@
 /// ranges are what one process can do on one machine, not what a type can hold.
 public enum FlagRanges {
     /// A million rows scroll for about two hours and keep some 300 MB of request records.
-    public static let rows = 1...1_000_000
-    public static let concurrency = 1...1_000
-    public static let fps = 1...240
-    public static let memoryCacheMB = 0...65_536
-    public static let diskCacheMB = 1...1_048_576
-    public static let prefetch = 0...1_000
-    public static let stageConcurrency = 1...64
-    public static let repeats = 1...1_000
-    public static let warmup = 0...100
-    public static let warmupSeconds = 0.0...60
+    static let rows = 1...1_000_000
+    static let concurrency = 1...1_000
+    static let fps = 1...240
+    static let memoryCacheMB = 0...65_536
+    static let diskCacheMB = 1...1_048_576
+    static let prefetch = 0...1_000
+    static let stageConcurrency = 1...64
+    static let repeats = 1...1_000
+    static let warmup = 0...100
+    static let warmupSeconds = 0.0...60
     /// `--budget`: at least a round of a short trace, at most a day.
-    public static let budgetSeconds = 10.0...86_400
+    static let budgetSeconds = 10.0...86_400
     /// Distinct images of a `--source` feed (URLs only).
-    public static let images = 1...1_000_000
+    static let images = 1...1_000_000
     /// The embedded corpus is generated and held in memory: about 27 kB an image, 270 MB at most.
     public static let embeddedImages = 1...10_000
-    public static let timeoutSeconds = 0.001...3_600
-    public static let stallTimeoutSeconds = 1...3_600
-    public static let retries = 0...10
-    public static let maxPixels = 1...1_000_000_000
+    static let timeoutSeconds = 0.001...3_600
+    static let stallTimeoutSeconds = 1...3_600
+    static let retries = 0...10
+    static let maxPixels = 1...1_000_000_000
     /// `--max-decode-mb`: one decode's memory, in MB (10^6 bytes).
-    public static let maxDecodeMB = 1...4_096
-    public static let maxBytes = 1...1_073_741_824
+    static let maxDecodeMB = 1...4_096
+    static let maxBytes = 1...1_073_741_824
     /// Simulated users in one process, each a thread with its own memory cache and trace; more
     /// go to other processes (`--shard`).
-    public static let clients = 1...1_000
+    static let clients = 1...1_000
     /// `--duration` and `--stages`: up to a day.
-    public static let loadSeconds = 0.1...86_400
+    static let loadSeconds = 0.1...86_400
     /// `--arrival-rate`, users a second; with `--duration` at most `sessions` users in all (each
     /// keeps its request records to the end).
-    public static let arrivalRate = 0.001...1_000
-    public static let sessions = 1...10_000
+    static let arrivalRate = 0.001...1_000
+    static let sessions = 1...10_000
     /// `imgbench serve`: seconds a connection may idle or take over a request, and open connections at most.
     public static let requestTimeout = 0.1...3_600
     public static let maxConnections = 1...1_000_000

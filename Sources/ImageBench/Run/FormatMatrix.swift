@@ -4,7 +4,7 @@ extension RunSettings {
     /// What summary.csv's `format` column says for a cell in `format`: the format, where the
     /// source is the generated corpus or a `{ext}` template; empty for a source whose format
     /// imgbench does not choose (a manifest, a template without `{ext}`).
-    public func formatLabel(_ format: CorpusFormat) -> String {
+    func formatLabel(_ format: CorpusFormat) -> String {
         switch source {
         case .embedded: format.description
         case .template(let template) where template.contains("{ext}"): format.description

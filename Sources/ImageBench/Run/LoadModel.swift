@@ -14,18 +14,18 @@ import Foundation
 ///
 /// A session cut short by the end of its user's time stops there, as a user putting the phone
 /// away: what it was still loading is cancelled.
-public enum LoadModel: Sendable, Equatable, Codable {
+enum LoadModel: Sendable, Equatable, Codable {
     case duration(seconds: Double)
     case stages([LoadStage])
     case arrivalRate(perSecond: Double, seconds: Double)
 
     /// Users over the whole run: those that loop (`duration`), one per span of a stage slot's
     /// time (a ramp that falls and rises again brings new users), or the users that arrive.
-    public func users(clients: Int) -> Int { windows(clients: clients).count }
+    func users(clients: Int) -> Int { windows(clients: clients).count }
 
     /// How long the load lasts (a session under way at its end is cut there; `arrivalRate`'s
     /// last users still finish theirs).
-    public var seconds: Double {
+    var seconds: Double {
         switch self {
         case .duration(let seconds), .arrivalRate(_, let seconds): return seconds
         case .stages(let stages): return stages.reduce(0) { $0 + $1.seconds }
@@ -34,7 +34,7 @@ public enum LoadModel: Sendable, Equatable, Codable {
 
     /// Each user's time, in the users' order (user `i` is simulated user `i`, its trace seeded by
     /// the seed plus `i`).
-    public func windows(clients: Int) -> [LoadWindow] {
+    func windows(clients: Int) -> [LoadWindow] {
         switch self {
         case .duration(let seconds):
             return Array(repeating: LoadWindow(start: 0, end: seconds, loops: true), count: clients)
@@ -77,11 +77,11 @@ public enum LoadModel: Sendable, Equatable, Codable {
 }
 
 /// One stage of `--stages`: over `seconds`, the number of users moves in a straight line to `target`.
-public struct LoadStage: Sendable, Equatable, Codable {
-    public var seconds: Double
-    public var target: Int
+struct LoadStage: Sendable, Equatable, Codable {
+    var seconds: Double
+    var target: Int
 
-    public init(seconds: Double, target: Int) {
+    init(seconds: Double, target: Int) {
         self.seconds = seconds
         self.target = target
     }
@@ -89,15 +89,15 @@ public struct LoadStage: Sendable, Equatable, Codable {
 
 /// A span of a user's time, in seconds from the run's start; `loops`: sessions follow one
 /// another until `end` (else one session, however long).
-public struct LoadWindow: Sendable, Equatable {
-    public var start: Double
-    public var end: Double
-    public var loops: Bool
+struct LoadWindow: Sendable, Equatable {
+    var start: Double
+    var end: Double
+    var loops: Bool
 }
 
 extension LoadModel {
     /// The model as `imgbench run` flags (the gate's children run it again).
-    public var flags: [String] {
+    var flags: [String] {
         switch self {
         case .duration(let seconds): return ["--duration", FlagRanges.text(seconds) + "s"]
         case .stages(let stages):
@@ -107,7 +107,7 @@ extension LoadModel {
     }
 
     /// "20s", "2m", "1h", "500ms" or a bare number of seconds, within `FlagRanges.loadSeconds`.
-    public static func seconds(parsing text: String, flag: String) throws(PlanError) -> Double {
+    static func seconds(parsing text: String, flag: String) throws(PlanError) -> Double {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3_600)]
         let (number, scale) = units.first { trimmed.hasSuffix($0.0) }.map { (String(trimmed.dropLast($0.0.count)), $0.1) } ?? (trimmed, 1)
@@ -118,7 +118,7 @@ extension LoadModel {
     }
 
     /// `--stages 30s:100,2m:100,30s:0`: durations and the number of users at each one's end.
-    public static func stages(parsing text: String) throws(PlanError) -> [LoadStage] {
+    static func stages(parsing text: String) throws(PlanError) -> [LoadStage] {
         let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         guard !items.isEmpty, !items.contains(where: \.isEmpty) else { throw PlanError("--stages: expected DURATION:USERS,…, e.g. 30s:100,2m:100,30s:0") }
         let stages = try items.map { item throws(PlanError) -> LoadStage in
@@ -135,7 +135,7 @@ extension LoadModel {
     }
 
     /// `--arrival-rate 5/s` (or /m, /h; a bare number is per second): users arriving a second.
-    public static func rate(parsing text: String) throws(PlanError) -> Double {
+    static func rate(parsing text: String) throws(PlanError) -> Double {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         let per: [String: Double] = ["s": 1, "m": 60, "h": 3_600]
         guard parts.count <= 2, let count = Double(parts[0]), count.isFinite, let scale = parts.count == 2 ? per[parts[1]] : 1 else {

@@ -4,10 +4,10 @@ import Foundation
 /// a plan the machine cannot hold (a thousand users each filling a 64 MB cache) is refused with
 /// its numbers instead of growing until the kernel kills it. An estimate of the large parts only:
 /// the generated corpus, the users' memory caches, and the request records every run keeps.
-public struct MemoryEstimate: Sendable {
+struct MemoryEstimate: Sendable {
     /// Each part's name and bytes, largest first.
-    public let parts: [(name: String, bytes: Int)]
-    public var bytes: Int { parts.reduce(0) { $0 + $1.bytes } }
+    let parts: [(name: String, bytes: Int)]
+    var bytes: Int { parts.reduce(0) { $0 + $1.bytes } }
 
     /// Encoded bytes of a generated image, on average, per format (the corpus is held twice:
     /// generated and served). Measured on 300-image corpora: the mix 30 kB, JPEG 25, WebP 15,
@@ -27,7 +27,7 @@ public struct MemoryEstimate: Sendable {
     /// A memory-cache entry under --no-decode: a 1×1 stand-in and its key.
     static let standInBytes = 256
 
-    public init(_ plan: BenchmarkPlan) {
+    init(_ plan: BenchmarkPlan) {
         let s = plan.settings
         let clients = s.clientIndices.count
         let (alive, sessions) = Self.loadShape(s, users: clients)
@@ -64,7 +64,7 @@ public struct MemoryEstimate: Sendable {
 
     /// Memory available now: the kernel's MemAvailable, or less where this process's cgroup (a
     /// container) allows less (memory.max less memory.current); nil where neither says.
-    public static func available(meminfo: String? = read("/proc/meminfo"), cgroupMax: String? = read("/sys/fs/cgroup/memory.max"),
+    static func available(meminfo: String? = read("/proc/meminfo"), cgroupMax: String? = read("/sys/fs/cgroup/memory.max"),
                                  cgroupCurrent: String? = read("/sys/fs/cgroup/memory.current")) -> Int? {
         let machine = meminfo?.split(separator: "\n").first { $0.hasPrefix("MemAvailable:") }
             .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }.map { $0 * 1_024 }
@@ -74,10 +74,10 @@ public struct MemoryEstimate: Sendable {
         return [machine, group].compactMap { $0 }.min()
     }
 
-    public static func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+    static func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
     /// Throws, with the estimate, when it exceeds `available`.
-    public func check(available: Int? = MemoryEstimate.available()) throws(BenchmarkError) {
+    func check(available: Int? = MemoryEstimate.available()) throws(BenchmarkError) {
         guard let available, bytes > available else { return }
         let detail = parts.filter { $0.bytes > 0 }.map { "\($0.name) \(Format.size($0.bytes))" }.joined(separator: ", ")
         throw BenchmarkError(description: "this plan needs about \(Format.size(bytes)) of memory (\(detail)), more than the "

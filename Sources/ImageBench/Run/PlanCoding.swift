@@ -35,7 +35,7 @@ extension ImageSource: Codable {
     private enum CodingKeys: String, CodingKey { case kind, template, path, entries }
 
     /// A manifest is stored with its entries: the plan stays readable where the file is gone.
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         switch try container.decode(String.self, forKey: .kind) {
         case "embedded": self = .embedded
@@ -51,7 +51,7 @@ extension ImageSource: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .embedded:
@@ -72,14 +72,14 @@ extension ImageSource: Codable {
 
 extension BenchmarkPlan {
     /// The plan as a JSON object (for summary.json).
-    public func jsonObject() throws -> Any {
+    func jsonObject() throws -> Any {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try JSONSerialization.jsonObject(with: encoder.encode(self))
     }
 
     /// A plan from a JSON object, checked as a command line is.
-    public init(jsonObject: Any) throws(PlanError) {
+    init(jsonObject: Any) throws(PlanError) {
         do {
             self = try JSONDecoder().decode(BenchmarkPlan.self, from: JSONSerialization.data(withJSONObject: jsonObject))
         } catch {

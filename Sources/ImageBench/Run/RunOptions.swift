@@ -9,10 +9,10 @@ public struct RunOptions: Sendable {
     /// Each given flag's texts in the order given (a repeatable flag keeps every one).
     private var given: [String: [String]] = [:]
 
-    public init() {}
+    init() {}
 
     /// A flag's text (the last one given), by its name without dashes; a switch reads "true".
-    public subscript(name: String) -> String? {
+    subscript(name: String) -> String? {
         get { given[name]?.last }
         set {
             precondition(RunFlag.named(name) != nil, "no run flag --\(name)")
@@ -21,7 +21,7 @@ public struct RunOptions: Sendable {
     }
 
     /// Every text a repeatable flag was given.
-    public func all(_ name: String) -> [String] { given[name] ?? [] }
+    func all(_ name: String) -> [String] { given[name] ?? [] }
 
     mutating func add(_ name: String, _ text: String) { given[name, default: []].append(text) }
 

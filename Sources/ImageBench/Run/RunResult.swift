@@ -1,32 +1,32 @@
 /// How far a run has got, for progress lines.
 public struct RunProgress: Sendable {
-    public let frame: Int
-    public let traceFrames: Int
-    public let rowsVisited: Int
-    public let requests: Int
-    public let displayed: Int
-    public let inFlight: Int
+    let frame: Int
+    let traceFrames: Int
+    let rowsVisited: Int
+    let requests: Int
+    let displayed: Int
+    let inFlight: Int
     /// A crowd's progress: the users scrolling now (the counts are all of theirs).
-    public var users: Int?
+    var users: Int?
 }
 
 /// Everything one run measured.
 public struct RunResult: Sendable {
-    public let cell: RunCell
-    public internal(set) var summary: RunSummary
-    public let requests: [RequestRecord]
-    public let distributions: RunDistributions
+    let cell: RunCell
+    var summary: RunSummary
+    let requests: [RequestRecord]
+    let distributions: RunDistributions
     /// What the embedded server saw during this run: the ground truth for faults it injected.
-    public var server: ServerCounts?
+    var server: ServerCounts?
     /// With `--clients`: each simulated user's own summary (this result combines them).
-    public var clients: [(client: Int, summary: RunSummary)] = []
+    var clients: [(client: Int, summary: RunSummary)] = []
     /// The run second by second (timeseries.csv).
-    public var timeline = Timeline()
+    var timeline = Timeline()
     /// Where its seconds count from (monotonic ns: the first vsync of the cell); 0 for results
     /// read back from files, whose requests keep their offsets from it.
-    public var origin: UInt64 = 0
+    var origin: UInt64 = 0
 
-    public init(cell: RunCell, summary: RunSummary, requests: [RequestRecord], distributions: RunDistributions) {
+    init(cell: RunCell, summary: RunSummary, requests: [RequestRecord], distributions: RunDistributions) {
         self.cell = cell
         self.summary = summary
         self.requests = requests
@@ -34,7 +34,7 @@ public struct RunResult: Sendable {
     }
 
     /// A result with only display latency and stages recorded.
-    public init(cell: RunCell, summary: RunSummary, requests: [RequestRecord], latency: LatencyHistogram, stages: StageHistograms) {
+    init(cell: RunCell, summary: RunSummary, requests: [RequestRecord], latency: LatencyHistogram, stages: StageHistograms) {
         var distributions = RunDistributions()
         (distributions.latency, distributions.stages) = (latency, stages)
         self.init(cell: cell, summary: summary, requests: requests, distributions: distributions)
@@ -42,7 +42,7 @@ public struct RunResult: Sendable {
 
     /// Results grouped by strategy × concurrency (× format) cell (their repeats), in the order
     /// cells first ran.
-    public static func byCell(_ results: [RunResult]) -> [[RunResult]] {
+    static func byCell(_ results: [RunResult]) -> [[RunResult]] {
         var order: [String] = [], groups: [String: [RunResult]] = [:]
         for result in results {
             let key = result.cell.name
@@ -52,8 +52,8 @@ public struct RunResult: Sendable {
         return order.map { groups[$0]! }
     }
 
-    public var latency: LatencyHistogram { distributions.latency }
-    public var stages: StageHistograms { distributions.stages }
-    public var placeholder: LatencyHistogram { distributions.placeholder }
-    public var ready: LatencyHistogram { distributions.ready }
+    var latency: LatencyHistogram { distributions.latency }
+    var stages: StageHistograms { distributions.stages }
+    var placeholder: LatencyHistogram { distributions.placeholder }
+    var ready: LatencyHistogram { distributions.ready }
 }

@@ -1,5 +1,5 @@
 /// What to do with a load whose row left the screen.
-public enum CancelPolicy: String, Sendable, Codable, CaseIterable {
+enum CancelPolicy: String, Sendable, Codable, CaseIterable {
     /// Let it finish (its image lands in the memory cache, possibly wasted).
     case none
     /// Cancel it when its row leaves the viewport and no other visible row wants the image.
@@ -11,7 +11,7 @@ public enum CancelPolicy: String, Sendable, Codable, CaseIterable {
 }
 
 /// Where a disk cache hit is read and decoded.
-public enum DiskReadMode: String, Sendable, Codable, CaseIterable {
+enum DiskReadMode: String, Sendable, Codable, CaseIterable {
     /// On a worker, as part of the load (the default, as image libraries do).
     case background
     /// Synchronously inside `cellForRow` on the main loop: the classic mistake, kept measurable.
@@ -21,86 +21,86 @@ public enum DiskReadMode: String, Sendable, Codable, CaseIterable {
 /// Everything one run depends on besides the strategy and its limit: the matrix varies those two
 /// and keeps this fixed, so every cell sees the same workload.
 public struct RunSettings: Sendable, Equatable, Codable {
-    public var rows = 5_000
-    public var fps = 60
-    public var seed: UInt64 = 1
-    public var scroll = ScrollProfile.fling
-    public var network = NetworkProfile.presets[1]
-    public var filter = ImageFilter.sepia
-    public var cancelPolicy = CancelPolicy.offscreen
-    public var coalesce = true
-    public var memoryCacheBytes = MemoryCache.defaultCostLimit
+    var rows = 5_000
+    var fps = 60
+    var seed: UInt64 = 1
+    var scroll = ScrollProfile.fling
+    var network = NetworkProfile.presets[1]
+    var filter = ImageFilter.sepia
+    var cancelPolicy = CancelPolicy.offscreen
+    var coalesce = true
+    var memoryCacheBytes = MemoryCache.defaultCostLimit
     /// The user's disk cache directory; nil runs without a disk cache.
-    public var diskCacheDirectory: String?
-    public var diskCacheBytes = DiskCache.defaultSizeLimit
-    public var diskRead = DiskReadMode.background
+    var diskCacheDirectory: String?
+    var diskCacheBytes = DiskCache.defaultSizeLimit
+    var diskRead = DiskReadMode.background
     /// Rows ahead of the viewport (in the scroll direction) to load at low priority.
-    public var prefetch = 0
-    public var transport = TransportKind.blocking
+    var prefetch = 0
+    var transport = TransportKind.blocking
     /// Decodes' own queue and its limit (`--decode-concurrency`); nil: decode inside the load's
     /// slot, one queue for the whole load, as the seeds do.
-    public var decodeConcurrency: Int?
+    var decodeConcurrency: Int?
     /// The filter's own queue and its limit (`--filter-concurrency`); nil: where decode ran.
-    public var filterConcurrency: Int?
+    var filterConcurrency: Int?
     /// Show progressive JPEGs at their first complete scan while they download, then refined
     /// (`--progressive`); nil or false: only whole images, as the seeds do.
-    public var progressive: Bool?
+    var progressive: Bool?
     /// Keep what cancelled transfers received and ask only for the rest when the image is wanted
     /// again (`--resume`: Range and If-Range); nil or false: start over, as the seeds do.
-    public var resume: Bool?
-    public var fetchLimits = FetchLimits()
-    public var decodeLimits = DecodeLimits()
+    var resume: Bool?
+    var fetchLimits = FetchLimits()
+    var decodeLimits = DecodeLimits()
     /// A testing aid: slow a stage down on purpose (`--inject`).
-    public var injection = FaultInjection.none
+    var injection = FaultInjection.none
     /// Simulated users in this process, each with its own trace, viewport and memory cache
     /// (`--clients`).
     public var clients = 1
     /// Who scrolls when (`--duration`, `--stages`, `--arrival-rate`); nil: each of `clients`
     /// users scrolls its trace once. With `stages` or `arrivalRate`, `clients` is every user the
     /// model brings (`LoadModel.users`).
-    public var load: LoadModel?
+    var load: LoadModel?
     /// The slice of the clients this process runs (`--shard I/N`); nil runs them all.
-    public var shard: ClientShard?
+    var shard: ClientShard?
     /// `--no-decode`: fetch and discard, for load generation (the transports do not even keep the
     /// bodies: nothing would read them).
-    public var decodes = true
+    var decodes = true
     /// Where the images come from (`--source`).
-    public var source = ImageSource.embedded
+    var source = ImageSource.embedded
     /// Faults the embedded server injects (`--faults`).
-    public var faults = ServerFaults.none
+    var faults = ServerFaults.none
     /// Retries of failed fetches (`--retries`).
-    public var retry = RetryPolicy()
+    var retry = RetryPolicy()
     /// How long the run goes on after the trace ends, for the last screen's images to arrive.
-    public var settleSeconds = 3.0
+    var settleSeconds = 3.0
     /// Distinct images in the feed; nil picks `Feed.defaultImageCount(rows:)`.
-    public var imageCount: Int?
+    var imageCount: Int?
     /// How rows pick images (`--feed`); nil: the source's own (`feedOrder`).
-    public var feed: FeedOrder?
+    var feed: FeedOrder?
 
-    public init() {}
+    init() {}
 
-    public var resolvedImageCount: Int { imageCount ?? Feed.defaultImageCount(rows: rows) }
+    var resolvedImageCount: Int { imageCount ?? Feed.defaultImageCount(rows: rows) }
 
     /// A manifest's entries the feed can reach: in order, the first `rows` (row i shows entry i);
     /// with zipf, the first `resolvedImageCount`. The rest is dropped as soon as the manifest is
     /// read, so a million-entry listing costs neither memory through the run nor a summary.json
     /// the size of the listing.
-    public mutating func keepManifestEntriesInUse() {
+    mutating func keepManifestEntriesInUse() {
         guard case .manifest(let path, let entries) = source else { return }
         if entries.count > manifestReach { source = .manifest(path: path, entries: Array(entries.prefix(manifestReach))) }
     }
 
     /// How many of a manifest's entries the feed can reach.
-    public var manifestReach: Int { (feed ?? .sequential) == .sequential ? rows : resolvedImageCount }
+    var manifestReach: Int { (feed ?? .sequential) == .sequential ? rows : resolvedImageCount }
 
     /// The feed order in force: a manifest is the user's feed, in its order; generated images and
     /// `{id}` templates recur with skewed popularity.
-    public var feedOrder: FeedOrder {
+    var feedOrder: FeedOrder {
         if let feed { return feed }
         if case .manifest = source { return .sequential }
         return .zipf
     }
 
     /// The clients this process runs.
-    public var clientIndices: Range<Int> { shard?.clients(of: clients) ?? 0..<clients }
+    var clientIndices: Range<Int> { shard?.clients(of: clients) ?? 0..<clients }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// cancel policy to rows that left, prefetches ahead, and displays delivered images. The main
 /// loop's state is owned by the thread that calls `run()`; workers reach it only through the
 /// delivery inbox.
-public final class ScrollRun {
+final class ScrollRun {
     /// The feed and the trace of the session under way (a looping user gets a new trace for each).
     private(set) var workload: Workload
     let settings: RunSettings
@@ -30,7 +30,7 @@ public final class ScrollRun {
 
     /// `transport` replaces the one `settings` names (tests wrap it to watch the traffic).
     /// `crowd`: the distributions of the crowd this user belongs to, recorded on the crowd's thread.
-    public init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
+    init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
                 transport: (any Transport)? = nil, stop: StopRequest? = nil, client: Int = 0,
                 crowd: CrowdDistributions? = nil) {
         tally = RunTally(crowd: crowd)
@@ -81,7 +81,7 @@ public final class ScrollRun {
     var window: (deadline: UInt64?, loops: Bool) = (nil, false)
 
     /// Runs the whole trace on the calling thread: a main loop that sleeps until each vsync.
-    public func run(progress: ((RunProgress) -> Void)? = nil) -> RunResult {
+    func run(progress: ((RunProgress) -> Void)? = nil) -> RunResult {
         begin(at: MonotonicClock.now() + frameNanoseconds)
         return runBegun(progress: progress)
     }

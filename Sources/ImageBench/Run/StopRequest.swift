@@ -21,7 +21,7 @@ public final class StopRequest: Sendable {
 
     /// Runs `handler` when a stop is requested (at once if it was): how work that waits on
     /// something else (a fetch while preparing) learns to stop.
-    public func whenRequested(_ handler: @escaping @Sendable () -> Void) {
+    func whenRequested(_ handler: @escaping @Sendable () -> Void) {
         let now = handlers.withLockedValue { handlers in
             if isRequested { return true }
             handlers.append(handler)

@@ -3,11 +3,11 @@
 /// transport a child suspends while its bytes arrive; with the blocking transport it holds one of
 /// the cooperative pool's threads (one per core) for the whole download, which caps real
 /// concurrency at the core count: the report shows it.
-public final class AsyncStrategy: LoadScheduling {
+final class AsyncStrategy: LoadScheduling {
     private let jobs: AsyncStream<LoadJob>.Continuation
     private let outstanding = OutstandingWork()
 
-    public init(limit: Int) {
+    init(limit: Int) {
         let (stream, continuation) = AsyncStream.makeStream(of: LoadJob.self)
         jobs = continuation
         Task.detached(priority: .high) { [outstanding] in
@@ -29,18 +29,18 @@ public final class AsyncStrategy: LoadScheduling {
         }
     }
 
-    public func submit(_ job: LoadJob) {
+    func submit(_ job: LoadJob) {
         outstanding.add()
         jobs.yield(job)
     }
 
-    public func cancel(_ job: LoadJob) {}
+    func cancel(_ job: LoadJob) {}
 
-    public func waitUntilIdle() {
+    func waitUntilIdle() {
         outstanding.waitUntilNone()
     }
 
-    public func shutdown() {
+    func shutdown() {
         jobs.finish()
     }
 }

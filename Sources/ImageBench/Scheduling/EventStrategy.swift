@@ -4,7 +4,7 @@
 /// `--no-decode`) and then starts the next queued job. At most `limit` loads are under way, visible
 /// rows' before prefetches. Nothing blocks, so a crowd of users needs no thread per user: the load
 /// generator's strategy (`--clients`, `--no-decode`). Needs `--transport multi`.
-public final class EventStrategy: LoadScheduling {
+final class EventStrategy: LoadScheduling {
     private struct State {
         var running = 0
         var visible: [LoadJob] = []
@@ -21,11 +21,11 @@ public final class EventStrategy: LoadScheduling {
     private let state = Locked(State())
     private let outstanding = OutstandingWork()
 
-    public init(limit: Int) {
+    init(limit: Int) {
         self.limit = limit
     }
 
-    public func submit(_ job: LoadJob) {
+    func submit(_ job: LoadJob) {
         outstanding.add()
         let startNow = state.withLockedValue { state in
             guard state.running >= limit else {
@@ -40,7 +40,7 @@ public final class EventStrategy: LoadScheduling {
 
     /// A queued job that was cancelled leaves the queue at once; a started one ends at its
     /// transfer's abort.
-    public func cancel(_ job: LoadJob) {
+    func cancel(_ job: LoadJob) {
         let removed = state.withLockedValue { state -> LoadJob? in
             if let index = state.visible.firstIndex(where: { $0 === job }) { return state.visible.remove(at: index) }
             if let index = state.prefetch.firstIndex(where: { $0 === job }) { return state.prefetch.remove(at: index) }
@@ -49,7 +49,7 @@ public final class EventStrategy: LoadScheduling {
         if removed != nil { outstanding.done() }
     }
 
-    public func waitUntilIdle() {
+    func waitUntilIdle() {
         outstanding.waitUntilNone()
     }
 

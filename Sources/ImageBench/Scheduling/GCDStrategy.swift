@@ -7,18 +7,18 @@ import Dispatch
 ///
 /// On Linux, Dispatch adds worker threads slowly (about one per second) when its items block, so
 /// with the blocking transport the achieved concurrency lags the width: the report shows it.
-public final class GCDStrategy: LoadScheduling {
+final class GCDStrategy: LoadScheduling {
     private let gate = DispatchQueue(label: "imgbench.gcd.gate")
     private let workers = DispatchQueue(label: "imgbench.gcd.work", qos: .userInitiated, attributes: .concurrent)
     private let slots: DispatchSemaphore
     private let pending = Locked<[Int: WorkItem]>([:])
     private let outstanding = OutstandingWork()
 
-    public init(width: Int) {
+    init(width: Int) {
         slots = DispatchSemaphore(value: width)
     }
 
-    public func submit(_ job: LoadJob) {
+    func submit(_ job: LoadJob) {
         outstanding.add()
         let item = WorkItem(DispatchWorkItem { job.run() })
         pending.withLockedValue { $0[job.id] = item }
@@ -37,7 +37,7 @@ public final class GCDStrategy: LoadScheduling {
         }
     }
 
-    public func cancel(_ job: LoadJob) {
+    func cancel(_ job: LoadJob) {
         pending.withLockedValue { $0[job.id] }?.cancel()
     }
 
@@ -52,7 +52,7 @@ public final class GCDStrategy: LoadScheduling {
         func perform() { item.perform() }
     }
 
-    public func waitUntilIdle() {
+    func waitUntilIdle() {
         outstanding.waitUntilNone()
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The work of one job, runnable from a thread or from a task. The pipeline's load of one image is
 /// the real one; tests use instrumented work.
-public protocol LoadWork: Sendable {
+protocol LoadWork: Sendable {
     /// Runs on the calling thread, blocking it for the fetch.
     func run()
     /// Runs in the calling task, suspending for the fetch where its transport allows.
@@ -14,7 +14,7 @@ public protocol LoadWork: Sendable {
 
 extension LoadWork {
     /// Work with no callback form of its own runs on a Dispatch queue.
-    public func start(then done: @escaping @Sendable () -> Void) {
+    func start(then done: @escaping @Sendable () -> Void) {
         DispatchQueue.global().async {
             run()
             done()
@@ -24,35 +24,35 @@ extension LoadWork {
 
 /// One unit of work a strategy runs: the whole load of one image (fetch, decode, filter, cache,
 /// deliver). The strategy decides where and when it runs; the token decides whether.
-public final class LoadJob: Sendable {
-    public let id: Int
-    public let token: LoadToken
+final class LoadJob: Sendable {
+    let id: Int
+    let token: LoadToken
     /// Loads for visible rows run before prefetches where a strategy can order its queue.
-    public let priority: LoadPriority
+    let priority: LoadPriority
     private let work: any LoadWork
 
-    public init(id: Int, token: LoadToken = LoadToken(), priority: LoadPriority = .visible, work: any LoadWork) {
+    init(id: Int, token: LoadToken = LoadToken(), priority: LoadPriority = .visible, work: any LoadWork) {
         self.id = id
         self.token = token
         self.priority = priority
         self.work = work
     }
 
-    public func run() { work.run() }
-    public func runAsync() async { await work.runAsync() }
-    public func start(then done: @escaping @Sendable () -> Void) { work.start(then: done) }
+    func run() { work.run() }
+    func runAsync() async { await work.runAsync() }
+    func start(then done: @escaping @Sendable () -> Void) { work.start(then: done) }
 }
 
-public enum LoadPriority: Int, Sendable, Comparable {
+enum LoadPriority: Int, Sendable, Comparable {
     case prefetch = 0
     case visible = 1
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// The seam every strategy implements: how loads run concurrently. All strategies share the
 /// transport, decoders, filters, caches and policies; only this differs.
-public protocol LoadScheduling: Sendable {
+protocol LoadScheduling: Sendable {
     /// Queues `job`; it runs when the strategy's limit allows.
     func submit(_ job: LoadJob)
     /// Told after `job.token` was cancelled, so the strategy can drop queued work at once
@@ -68,12 +68,12 @@ public protocol LoadScheduling: Sendable {
 }
 
 extension LoadScheduling {
-    public var runsInline: Bool { false }
-    public func shutdown() {}
+    var runsInline: Bool { false }
+    func shutdown() {}
 }
 
 /// The strategies imgbench compares, by their command-line names.
-public enum StrategyKind: String, Sendable, Codable, CaseIterable {
+enum StrategyKind: String, Sendable, Codable, CaseIterable {
     case operationQueue = "operation-queue"
     case gcd
     case threads
@@ -82,10 +82,10 @@ public enum StrategyKind: String, Sendable, Codable, CaseIterable {
     case mainThread = "main-thread"
 
     /// The default comparison: the three classic answers.
-    public static let defaults: [StrategyKind] = [.operationQueue, .gcd, .threads]
+    static let defaults: [StrategyKind] = [.operationQueue, .gcd, .threads]
 
     /// Builds the strategy with at most `concurrency` loads running at once.
-    public func makeScheduler(concurrency: Int) -> any LoadScheduling {
+    func makeScheduler(concurrency: Int) -> any LoadScheduling {
         switch self {
         case .operationQueue: OperationQueueStrategy(maxConcurrentOperationCount: concurrency)
         case .gcd: GCDStrategy(width: concurrency)

@@ -4,18 +4,18 @@ import Foundation
 /// per row load, and a dictionary of pending operations keyed by load so a row that scrolls away
 /// can `cancel()` its operation. A cancelled operation that has not started is finished by the
 /// queue without running its work.
-public final class OperationQueueStrategy: LoadScheduling {
+final class OperationQueueStrategy: LoadScheduling {
     private let queue: OperationQueue
     private let pending = Locked<[Int: Operation]>([:])
 
-    public init(maxConcurrentOperationCount: Int) {
+    init(maxConcurrentOperationCount: Int) {
         queue = OperationQueue()
         queue.name = "imgbench.operation-queue"
         queue.maxConcurrentOperationCount = maxConcurrentOperationCount
         queue.qualityOfService = .userInitiated
     }
 
-    public func submit(_ job: LoadJob) {
+    func submit(_ job: LoadJob) {
         let operation = ImageLoadOperation(job: job)
         operation.queuePriority = job.priority == .visible ? .high : .low
         operation.completionBlock = { [weak self] in
@@ -25,11 +25,11 @@ public final class OperationQueueStrategy: LoadScheduling {
         queue.addOperation(operation)
     }
 
-    public func cancel(_ job: LoadJob) {
+    func cancel(_ job: LoadJob) {
         pending.withLockedValue { $0[job.id] }?.cancel()
     }
 
-    public func waitUntilIdle() {
+    func waitUntilIdle() {
         queue.waitUntilAllOperationsAreFinished()
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `visible`, `prefetch`, `running` and `stopping` are only touched while
 /// holding `mutex`.
-public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
+final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let workArrived = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let becameIdle = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
@@ -23,7 +23,7 @@ public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
     private var stopping = false
 
     /// `name`: the threads' names are imgbench.<name>.<index> (a stage queue's: decode, filter).
-    public init(threads: Int, name: String = "worker") {
+    init(threads: Int, name: String = "worker") {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(workArrived, nil)
         pthread_cond_init(becameIdle, nil)
@@ -44,14 +44,14 @@ public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func submit(_ job: LoadJob) {
+    func submit(_ job: LoadJob) {
         pthread_mutex_lock(mutex)
         if job.priority == .visible { visible.append(job) } else { prefetch.append(job) }
         pthread_cond_signal(workArrived)
         pthread_mutex_unlock(mutex)
     }
 
-    public func cancel(_ job: LoadJob) {
+    func cancel(_ job: LoadJob) {
         pthread_mutex_lock(mutex)
         visible.removeAll { $0 === job }
         prefetch.removeAll { $0 === job }
@@ -59,13 +59,13 @@ public final class ThreadPoolStrategy: LoadScheduling, @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    public func waitUntilIdle() {
+    func waitUntilIdle() {
         pthread_mutex_lock(mutex)
         while !isIdle { pthread_cond_wait(becameIdle, mutex) }
         pthread_mutex_unlock(mutex)
     }
 
-    public func shutdown() {
+    func shutdown() {
         pthread_mutex_lock(mutex)
         stopping = true
         pthread_cond_broadcast(workArrived)

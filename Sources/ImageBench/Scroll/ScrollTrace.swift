@@ -1,11 +1,11 @@
 /// One frame of a scroll trace: where the content is and whether a finger is on the screen.
-public struct ScrollFrame: Sendable, Equatable, Codable {
-    public var offset: Double
-    public var dragging: Bool
+struct ScrollFrame: Sendable, Equatable, Codable {
+    var offset: Double
+    var dragging: Bool
 }
 
 /// The named gesture mixes a trace can be generated from.
-public enum ScrollProfile: String, Sendable, Codable, CaseIterable {
+enum ScrollProfile: String, Sendable, Codable, CaseIterable {
     /// Repeated fast flings from top to bottom, each launched before the last one settles, with
     /// an occasional stop to look: covers every row quickly (5,000 rows in 35–40 s), the
     /// stress case for cancellation.
@@ -20,18 +20,18 @@ public enum ScrollProfile: String, Sendable, Codable, CaseIterable {
 
 /// The scroll position at every frame of a run, generated from a seed before the run starts, so
 /// every strategy scrolls exactly the same way (fair by construction).
-public struct ScrollTrace: Sendable, Equatable {
-    public let fps: Int
-    public let frames: [ScrollFrame]
+struct ScrollTrace: Sendable, Equatable {
+    let fps: Int
+    let frames: [ScrollFrame]
 
-    public var duration: Double { Double(frames.count) / Double(fps) }
+    var duration: Double { Double(frames.count) / Double(fps) }
 
-    public init(fps: Int, frames: [ScrollFrame]) {
+    init(fps: Int, frames: [ScrollFrame]) {
         self.fps = fps
         self.frames = frames
     }
 
-    public static func generate(profile: ScrollProfile, viewport: Viewport, fps: Int, seed: UInt64) -> ScrollTrace {
+    static func generate(profile: ScrollProfile, viewport: Viewport, fps: Int, seed: UInt64) -> ScrollTrace {
         var random = SeededRandom(seed: seed, stream: "scroll.\(profile.rawValue)")
         var physics = ScrollPhysics(frameMilliseconds: 1000 / Double(fps), viewport: viewport)
         switch profile {

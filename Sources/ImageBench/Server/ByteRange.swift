@@ -42,11 +42,11 @@ enum ByteRange: Equatable {
 }
 
 /// A range request the server answered: which file, from where, and whether with the part (206).
-public struct ServedRange: Sendable, Equatable {
+struct ServedRange: Sendable, Equatable {
     /// The first this many are kept (`ImageServer.rangeRequests`).
     static let kept = 10_000
 
-    public let path: String
-    public let first: Int
-    public let partial: Bool
+    let path: String
+    let first: Int
+    let partial: Bool
 }

@@ -5,14 +5,14 @@ import Synchronization
 
 /// One request the server answered, for `imgbench serve`'s log.
 public struct ServedRequest: Sendable, CustomStringConvertible {
-    public let method: String
-    public let path: String
-    public let status: Int
+    let method: String
+    let path: String
+    let status: Int
     /// Body bytes the response announced.
-    public let bytes: Int
+    let bytes: Int
     /// The shaped latency it waited, in milliseconds.
-    public let delayMilliseconds: Double
-    public let fault: ServerFaults.Kind?
+    let delayMilliseconds: Double
+    let fault: ServerFaults.Kind?
 
     public var description: String {
         "\(method) \(path) \(status) \(bytes) B after \(String(format: "%.0f", delayMilliseconds)) ms"
@@ -26,8 +26,8 @@ public struct ServedRequest: Sendable, CustomStringConvertible {
 /// URL's latency, then its body is paced through the shared link), and limits on peers that
 /// idle, send half a request, open too many connections or read none of their answers (`ConnectionLimits`).
 public final class ImageServer: Sendable {
-    public let host: String
-    public let port: Int
+    let host: String
+    let port: Int
     public let profile: NetworkProfile
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -39,11 +39,11 @@ public final class ImageServer: Sendable {
     /// Requests answered so far (any status).
     public var requestCount: Int { statistics.requests.load(ordering: .relaxed) }
     /// Body bytes written so far.
-    public var bytesSent: Int { statistics.bytes.load(ordering: .relaxed) }
+    var bytesSent: Int { statistics.bytes.load(ordering: .relaxed) }
     /// Requests with a `Range` header answered so far, in order.
-    public var rangeRequests: [ServedRange] { statistics.ranges.withLockedValue { $0 } }
+    var rangeRequests: [ServedRange] { statistics.ranges.withLockedValue { $0 } }
     /// Requests answered and faults injected so far.
-    public var counts: ServerCounts {
+    var counts: ServerCounts {
         ServerCounts(requests: requestCount, faults: statistics.faults.withLockedValue { $0 })
     }
 
@@ -99,7 +99,7 @@ public final class ImageServer: Sendable {
 
     /// Starts the faults' draws again: each run (and warm-up) of a benchmark meets the same faults
     /// on its k-th request of a path, whatever the runs before it asked.
-    public func restartFaultDraws() {
+    func restartFaultDraws() {
         shaping.restartRequestNumbers()
     }
 

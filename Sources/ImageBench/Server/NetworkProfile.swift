@@ -4,15 +4,15 @@ import Foundation
 /// per-URL jitter (time to first byte) and a link bandwidth shared by all of a client's
 /// connections, as a phone's radio is shared.
 public struct NetworkProfile: Sendable, Equatable, Codable, CustomStringConvertible {
-    public var name: String
+    var name: String
     /// Added before the response starts, in milliseconds.
-    public var latencyMilliseconds: Double
+    var latencyMilliseconds: Double
     /// Each URL's latency is shifted by a fixed amount in ±jitter, chosen by the seed and the URL.
-    public var jitterMilliseconds: Double
+    var jitterMilliseconds: Double
     /// Bytes per second on the shared link; nil is unlimited.
-    public var bandwidthBytesPerSecond: Double?
+    var bandwidthBytesPerSecond: Double?
 
-    public init(name: String, latencyMilliseconds: Double, jitterMilliseconds: Double,
+    init(name: String, latencyMilliseconds: Double, jitterMilliseconds: Double,
                 bandwidthBytesPerSecond: Double?) {
         self.name = name
         self.latencyMilliseconds = latencyMilliseconds
@@ -27,7 +27,7 @@ public struct NetworkProfile: Sendable, Equatable, Codable, CustomStringConverti
     /// - lte: 60 ms ± 20 ms, 2.5 MB/s (20 Mbit/s)
     /// - 3g: 150 ms ± 50 ms, 200 kB/s (1.6 Mbit/s)
     /// - edge: 400 ms ± 100 ms, 30 kB/s (240 kbit/s)
-    public static let presets: [NetworkProfile] = [
+    static let presets: [NetworkProfile] = [
         NetworkProfile(name: "loopback", latencyMilliseconds: 0, jitterMilliseconds: 0, bandwidthBytesPerSecond: nil),
         NetworkProfile(name: "wifi", latencyMilliseconds: 30, jitterMilliseconds: 10, bandwidthBytesPerSecond: 6_000_000),
         NetworkProfile(name: "lte", latencyMilliseconds: 60, jitterMilliseconds: 20, bandwidthBytesPerSecond: 2_500_000),
@@ -65,7 +65,7 @@ public struct NetworkProfile: Sendable, Equatable, Codable, CustomStringConverti
     }
 
     /// The time to first byte of `key` (a URL path) under this profile, fixed by the seed.
-    public func latency(for key: String, seed: UInt64) -> Double {
+    func latency(for key: String, seed: UInt64) -> Double {
         guard jitterMilliseconds > 0 else { return latencyMilliseconds }
         let unit = StableHash.unit(seed: seed, key: key)
         return max(0, latencyMilliseconds + jitterMilliseconds * (2 * unit - 1))

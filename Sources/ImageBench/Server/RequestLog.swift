@@ -13,7 +13,7 @@ public final class RequestLog: Sendable {
         case requests
     }
 
-    public let level: Level
+    let level: Level
     private let output: FileHandle
     private let buffer = Locked<[UInt8]>([])
     private let stopped = Locked(false)
@@ -39,7 +39,7 @@ public final class RequestLog: Sendable {
         level == .none ? nil : { @Sendable [self] request in self.record(request) }
     }
 
-    public func record(_ request: ServedRequest) {
+    func record(_ request: ServedRequest) {
         guard level == .requests || (level == .errors && (request.status >= 400 || request.fault != nil)) else { return }
         let full = buffer.withLockedValue { buffer in
             // The path is the client's: escaped, so `%0a` cannot forge a line nor `%1b` drive a terminal.
@@ -50,7 +50,7 @@ public final class RequestLog: Sendable {
     }
 
     /// Writes what is buffered, whole lines in order (one writer at a time).
-    public func flush() {
+    func flush() {
         writing.withLockedValue { _ in
             let lines = buffer.withLockedValue { buffer in
                 defer { buffer.removeAll(keepingCapacity: true) }

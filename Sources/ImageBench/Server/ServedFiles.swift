@@ -26,7 +26,7 @@ public struct ServedFiles: Sendable {
 
     /// Several formats' corpora at once (`--formats`): their paths differ by extension, and
     /// where two share a path (the mix's JPEGs and the JPEG corpus's) the bytes are the same.
-    public init(corpora: [ImageCorpus]) {
+    init(corpora: [ImageCorpus]) {
         var files: [String: File] = [:]
         for image in corpora.flatMap(\.images) where files["/" + image.path] == nil {
             files["/" + image.path] = File(body: ByteBuffer(bytes: image.bytes), contentType: image.format.mimeType)
@@ -61,7 +61,7 @@ public struct ServedFiles: Sendable {
     }
 
     /// The served paths, sorted.
-    public var paths: [String] { files.keys.sorted() }
+    var paths: [String] { files.keys.sorted() }
 
     /// The served images (files whose bytes are an image format), by path, with their sizes.
     var images: [(path: String, bytes: Int)] {

@@ -1,9 +1,9 @@
 /// Requests the embedded server answered, and the faults it injected, over some span.
-public struct ServerCounts: Sendable, Equatable {
-    public var requests: Int
-    public var faults: [ServerFaults.Kind: Int]
+struct ServerCounts: Sendable, Equatable {
+    var requests: Int
+    var faults: [ServerFaults.Kind: Int]
 
-    public static func - (after: ServerCounts, before: ServerCounts) -> ServerCounts {
+    static func - (after: ServerCounts, before: ServerCounts) -> ServerCounts {
         ServerCounts(requests: after.requests - before.requests,
                      faults: after.faults.merging(before.faults.mapValues { -$0 }, uniquingKeysWith: +))
     }

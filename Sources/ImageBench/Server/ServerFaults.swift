@@ -11,7 +11,7 @@
 /// every run of a benchmark, which restarts the numbers, meets the same faults on the same
 /// requests.
 public struct ServerFaults: Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable, CaseIterable {
+    enum Kind: String, Sendable, CaseIterable {
         case error, reset, stall, truncate
     }
 
@@ -20,7 +20,7 @@ public struct ServerFaults: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Probability of each kind, each in 0...1, summing to at most 1.
-    public private(set) var rates: [Kind: Double] = [:]
+    private(set) var rates: [Kind: Double] = [:]
 
     public static let none = ServerFaults()
 
@@ -52,7 +52,7 @@ public struct ServerFaults: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The fault for the `request`-th request of `path`, if any.
-    public func fault(path: String, request: Int, seed: UInt64) -> Kind? {
+    func fault(path: String, request: Int, seed: UInt64) -> Kind? {
         guard !isEmpty else { return nil }
         let draw = StableHash.unit(seed: seed ^ 0xFA17, key: "\(path)#\(request)")
         var edge = 0.0

@@ -1,17 +1,17 @@
 /// A link of fixed bandwidth that every connection's bytes queue on, first come first served:
 /// the bottleneck of a phone's radio. Connections interleave because each reserves one chunk at
 /// a time, so concurrent downloads share the bandwidth instead of each getting all of it.
-public final class SharedLink: Sendable {
-    public let bytesPerSecond: Double
+final class SharedLink: Sendable {
+    let bytesPerSecond: Double
     private let nextFree = Locked<UInt64>(0)
 
-    public init(bytesPerSecond: Double) {
+    init(bytesPerSecond: Double) {
         precondition(bytesPerSecond > 0, "a link needs bandwidth")
         self.bytesPerSecond = bytesPerSecond
     }
 
     /// Reserves the link for `bytes` and returns when (monotonic ns) their transmission ends.
-    public func reserve(_ bytes: Int, now: UInt64 = MonotonicClock.now()) -> UInt64 {
+    func reserve(_ bytes: Int, now: UInt64 = MonotonicClock.now()) -> UInt64 {
         let duration = UInt64(Double(bytes) / bytesPerSecond * 1e9)
         return nextFree.withLockedValue { next in
             next = max(next, now) + duration
@@ -21,5 +21,5 @@ public final class SharedLink: Sendable {
 
     /// How many bytes to send per reservation: about 5 ms of the link, between 4 kB and 64 kB,
     /// fine enough to interleave connections, coarse enough to keep timer wake-ups cheap.
-    public var chunkSize: Int { min(64 * 1024, max(4 * 1024, Int(bytesPerSecond * 0.005))) }
+    var chunkSize: Int { min(64 * 1024, max(4 * 1024, Int(bytesPerSecond * 0.005))) }
 }

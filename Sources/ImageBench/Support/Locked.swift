@@ -5,4 +5,4 @@ import NIOConcurrencyHelpers
 /// This is NIO's pthread-mutex box rather than `Synchronization.Mutex`: on Linux the Mutex's
 /// contended path waits on a futex inside the uninstrumented runtime, which ThreadSanitizer cannot
 /// see, so it reports races that are not there and would hide the ones that are.
-public typealias Locked<Value> = NIOLockedValueBox<Value>
+typealias Locked<Value> = NIOLockedValueBox<Value>

@@ -11,7 +11,7 @@ public enum MonotonicClock {
     }
 
     /// Sleeps until an absolute monotonic deadline (no drift from repeated relative sleeps).
-    public static func sleep(until deadline: UInt64) {
+    static func sleep(until deadline: UInt64) {
         var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
     }

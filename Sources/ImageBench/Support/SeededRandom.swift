@@ -1,26 +1,26 @@
 /// SplitMix64: a small, fast generator whose sequence depends only on its seed, so traces, corpora
 /// and per-URL delays are identical for every strategy and every run with the same `--seed`.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { state = seed }
 
     /// A generator for one purpose ("trace", "corpus", ...) so that adding draws to one purpose does
     /// not shift the sequence another purpose sees.
-    public init(seed: UInt64, stream: String) {
+    init(seed: UInt64, stream: String) {
         self.init(seed: seed ^ StableHash.fnv1a(stream))
     }
 
-    public mutating func next() -> UInt64 {
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return SeededRandom.mix(state)
     }
 
     /// A uniform Double in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
+    mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 
     /// The SplitMix64 finaliser: a good 64-bit hash of one value.
-    @inlinable public static func mix(_ value: UInt64) -> UInt64 {
+    @inlinable static func mix(_ value: UInt64) -> UInt64 {
         var z = value
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
@@ -29,8 +29,8 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 }
 
 /// Hashes that do not change between processes (Swift's `Hasher` is randomly seeded per process).
-public enum StableHash {
-    public static func fnv1a(_ text: String) -> UInt64 {
+enum StableHash {
+    static func fnv1a(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -40,7 +40,7 @@ public enum StableHash {
     }
 
     /// A value in [0, 1) fixed by the seed and a key: the jitter of one URL, say.
-    public static func unit(seed: UInt64, key: String) -> Double {
+    static func unit(seed: UInt64, key: String) -> Double {
         Double(SeededRandom.mix(seed ^ fnv1a(key)) >> 11) * 0x1.0p-53
     }
 }

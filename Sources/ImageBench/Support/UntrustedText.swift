@@ -42,14 +42,14 @@ public enum UntrustedText {
 
 /// Arithmetic on numbers that came from a peer or a file (a Content-Length, a Content-Range, a
 /// manifest's sizes): they are hostile until checked, and a sum of them must not trap.
-public enum CheckedNumber {
+enum CheckedNumber {
     /// The largest size in bytes a header or manifest may give (1 TiB): any real image is far
     /// below it, and a million of them still sum inside Int64.
-    public static let maxByteCount = 1 << 40
+    static let maxByteCount = 1 << 40
 
     /// A byte count written in decimal digits only (no sign, no spaces), at most `maxByteCount`;
     /// nil otherwise. What curl does with every header number, before any arithmetic on it.
-    public static func byteCount<S: StringProtocol>(_ text: S) -> Int? {
+    static func byteCount<S: StringProtocol>(_ text: S) -> Int? {
         guard !text.isEmpty, text.utf8.count <= 13, text.utf8.allSatisfy({ (48...57).contains($0) }),
               let value = Int(text), value <= maxByteCount else { return nil }
         return value
@@ -57,7 +57,7 @@ public enum CheckedNumber {
 
     /// `a + b`, held at Int.max instead of trapping: a total of hostile sizes is at worst wrong
     /// by saying "huge", never a crash.
-    public static func sum(_ a: Int, _ b: Int) -> Int {
+    static func sum(_ a: Int, _ b: Int) -> Int {
         let (value, overflow) = a.addingReportingOverflow(b)
         return overflow ? (b < 0 ? Int.min : Int.max) : value
     }

@@ -1,11 +1,11 @@
 /// Whether one cell beats the others beyond the noise: the one test behind the table's stars
 /// and the findings' "had the lowest …", so neither names a winner the data does not support.
-public enum BeyondNoise {
+enum BeyondNoise {
     /// The cell whose value of `metric` is better than every other's beyond the noise, or nil (a
     /// tie, or no way to tell). Mean placeholder time: a paired t over the trace's segments shows
     /// every other cell slower. Other columns: over repeats, the best cell's 95% interval lies
     /// wholly on the better side of every other cell's; with one run per cell, nothing is known.
-    public static func winner(_ metric: Metric, _ cells: [[RunResult]], traceFrames: Int) -> RunCell? {
+    static func winner(_ metric: Metric, _ cells: [[RunResult]], traceFrames: Int) -> RunCell? {
         if metric.name == Metric.placeholderMean.name {
             let means = cells.map { SegmentMeans(placeholdersOf: $0, traceFrames: traceFrames) }
             let fastest = means.indices.min { means[$0].overall < means[$1].overall }!

@@ -1,13 +1,13 @@
 /// Whether a run may be ranked, starred or recommended. A cell is left out of every conclusion,
 /// with its reason, when it is the control, when most of its loads failed, when it was stopped
 /// early, or when the host (not the app) set its frame times.
-public enum CellValidity: Sendable, Equatable, CustomStringConvertible {
+enum CellValidity: Sendable, Equatable, CustomStringConvertible {
     case valid
     /// The main-thread strategy: naive code's baseline, never a recommendation.
     case control
     case invalid(String)
 
-    public init(_ summary: RunSummary) {
+    init(_ summary: RunSummary) {
         let failed = summary.errorsByClass.values.reduce(0, +)
         if summary.strategy == StrategyKind.mainThread.rawValue {
             self = .control
@@ -25,13 +25,13 @@ public enum CellValidity: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Every repeat of a cell must be valid for the cell to be (the first reason is given).
-    public init(_ summaries: [RunSummary]) {
+    init(_ summaries: [RunSummary]) {
         self = summaries.map(CellValidity.init).first { $0 != .valid } ?? .valid
     }
 
-    public var isValid: Bool { self == .valid }
+    var isValid: Bool { self == .valid }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .valid: "valid"
         case .control: "control"

@@ -5,11 +5,11 @@ import Foundation
 /// 5% / looks, Bonferroni's split, so all of them together are wrong at most 5% of the time
 /// however the stopping depends on what they saw). A task-local value, so the one level reaches
 /// every interval a report prints without being passed through each of them.
-public enum Confidence {
-    @TaskLocal public static var alpha = 0.05
+enum Confidence {
+    @TaskLocal static var alpha = 0.05
 
     /// "95%", or "99.2%" under a budget's split.
-    public static var label: String {
+    static var label: String {
         let percent = 100 * (1 - alpha)
         return percent == percent.rounded() ? String(format: "%.0f%%", percent) : String(format: "%.1f%%", percent)
     }

@@ -7,27 +7,27 @@ import Foundation
 /// runs' own totals, with an interval over repeats where there are two or more. A saving is such
 /// a difference against the policy that does not save (`--cancel none,offscreen`: bytes(none) −
 /// bytes(offscreen)), not an estimate of what cancelled transfers would have cost.
-public struct Effects: Sendable {
-    public struct Effect: Sendable {
-        public let dimension: PolicyDimension
-        public let value: String
-        public let baseline: String
+struct Effects: Sendable {
+    struct Effect: Sendable {
+        let dimension: PolicyDimension
+        let value: String
+        let baseline: String
         /// The cell both share, without the policy: "threads ×5 prefetch=10".
-        public let context: String
-        public let placeholder: Interval?
-        public let restWait: Interval?
+        let context: String
+        let placeholder: Interval?
+        let restWait: Interval?
         /// Bytes downloaded, value minus baseline: the mean over repeats, and its interval over
         /// repeats paired by repeat number (nil with one run).
-        public let bytes: Double
-        public let bytesInterval: Interval?
-        public let baselineBytes: Double
-        public let memoryHitPoints: Double
-        public let cpuMsPerImage: Double
+        let bytes: Double
+        let bytesInterval: Interval?
+        let baselineBytes: Double
+        let memoryHitPoints: Double
+        let cpuMsPerImage: Double
     }
 
-    public let effects: [Effect]
+    let effects: [Effect]
 
-    public init(_ results: [RunResult], traceFrames: Int) {
+    init(_ results: [RunResult], traceFrames: Int) {
         // Only valid cells are compared (not the control, a mostly failed, stopped or overloaded one).
         let groups = RunResult.byCell(results).filter { CellValidity($0.map(\.summary)).isValid }
         func key(_ cell: RunCell, _ variant: PolicyVariant) -> String {
@@ -75,7 +75,7 @@ public struct Effects: Sendable {
     }
 
     /// One line per effect, for the verdict's lines.
-    public var lines: [String] {
+    var lines: [String] {
         guard !effects.isEmpty else { return [] }
         return ["Effects, each with everything else held fixed on the same trace (value vs the first one given):"] + effects.map { effect in
             let label = effect.dimension.label(effect.value)

@@ -5,41 +5,41 @@
 /// scrolls the same trace, so two cells' stretches pair up: the paired difference cancels what
 /// the stretch itself costs (a fling over new rows, a dwell over cached ones) and leaves the
 /// strategy's effect, to which the run-to-run noise no pairing can see is added (`runNoise`).
-public struct SegmentMeans: Sendable, Equatable {
+struct SegmentMeans: Sendable, Equatable {
     /// Stretches per run: enough degrees of freedom for a useful t (2.09 at 19) and for the
     /// paired test to see a difference that holds in most of the trace, few enough that each
     /// holds dozens of requests on a 1,000-row trace. (At 10, a 2× difference between two
     /// limits on 1,000 rows was still called a tie.)
-    public static let segments = 20
+    static let segments = 20
 
     /// Mean per (repeat, stretch) that had requests, in milliseconds.
-    public let means: [Key: Double]
+    let means: [Key: Double]
     /// The mean over every request.
-    public let overall: Double
-    public let requests: Int
+    let overall: Double
+    let requests: Int
 
-    public struct Key: Hashable, Sendable {
-        public let repetition: Int
-        public let segment: Int
+    struct Key: Hashable, Sendable {
+        let repetition: Int
+        let segment: Int
     }
 
     /// One request's placeholder time: in which repeat, from which frame.
-    public struct Sample: Sendable {
-        public let repetition: Int
-        public let visibleFrame: Int
-        public let milliseconds: Double
+    struct Sample: Sendable {
+        let repetition: Int
+        let visibleFrame: Int
+        let milliseconds: Double
         /// The trace scrolled (`RunCell.trace`): a budget round's stretches are stretches of
         /// another session, numbered after the first trace's, and pair only with that round's.
-        public var trace = 0
+        var trace = 0
 
-        public init(repetition: Int, visibleFrame: Int, milliseconds: Double, trace: Int = 0) {
+        init(repetition: Int, visibleFrame: Int, milliseconds: Double, trace: Int = 0) {
             (self.repetition, self.visibleFrame, self.milliseconds, self.trace) = (repetition, visibleFrame, milliseconds, trace)
         }
     }
 
     /// The placeholder times of `runs` (the repeats of one cell), cut by the frame each row
     /// appeared in, over a trace of `traceFrames` frames.
-    public init(placeholdersOf runs: [RunResult], traceFrames: Int) {
+    init(placeholdersOf runs: [RunResult], traceFrames: Int) {
         self.init(runs.flatMap { run in
             run.requests.compactMap { request in
                 request.placeholder.map { Sample(repetition: run.cell.repetition, visibleFrame: request.visibleFrame, milliseconds: Double($0) / 1e6,
@@ -49,7 +49,7 @@ public struct SegmentMeans: Sendable, Equatable {
     }
 
     /// The same from samples (read back from requests.csv by `compare`).
-    public init(_ samples: [Sample], traceFrames: Int) {
+    init(_ samples: [Sample], traceFrames: Int) {
         var sums: [Key: (total: Double, count: Int)] = [:]
         var total = 0.0
         for sample in samples {
@@ -83,7 +83,7 @@ public struct SegmentMeans: Sendable, Equatable {
     /// The 95% interval of the mean: t over the stretch means, cut at zero (a time is never
     /// negative; the t interval is symmetric and would say so for a short, noisy mean). Nil with
     /// fewer than two stretches.
-    public var interval: Interval? {
+    var interval: Interval? {
         let bySegment = segmentMeans
         return Interval.of(bySegment.keys.sorted().map { bySegment[$0]! }, center: overall)
             .map { Interval(center: $0.center, low: max(0, $0.low), high: $0.high, n: $0.n) }
@@ -106,7 +106,7 @@ public struct SegmentMeans: Sendable, Equatable {
     /// standard deviations of 0.4–0.9% of the mean, and the difference of two cells in one run
     /// 0.7–1.0% (0.2–0.3 ms at 29 ms); without this term the paired t called such a difference
     /// in 3 of those 10 runs, each time for another strategy.
-    public static let runNoise = 0.01
+    static let runNoise = 0.01
 
     /// The stretches in order (repeat, then segment): sums taken in one order are the same to the
     /// last bit in every process, so a report written again prints the interval the run printed.
@@ -137,7 +137,7 @@ public struct SegmentMeans: Sendable, Equatable {
     /// How much higher this cell's mean is than `other`'s, paired stretch by stretch (each the
     /// mean over its repeats), with its 95% interval: t over the stretch differences, widened by both cells' run-to-run noise
     /// (added in quadrature). Nil when fewer than two stretches are in both.
-    public func difference(from other: SegmentMeans) -> Interval? {
+    func difference(from other: SegmentMeans) -> Interval? {
         let (mine, theirs) = (segmentMeans, other.segmentMeans)
         let differences = mine.keys.sorted().compactMap { segment in theirs[segment].map { mine[segment]! - $0 } }
         // Centred on the difference of the two means as they are printed (over requests, not
@@ -155,18 +155,18 @@ public struct SegmentMeans: Sendable, Equatable {
 }
 
 /// An estimate with its 95% interval.
-public struct Interval: Sendable, Equatable {
-    public let center: Double
-    public let low: Double
-    public let high: Double
+struct Interval: Sendable, Equatable {
+    let center: Double
+    let low: Double
+    let high: Double
     /// The samples the interval comes from.
-    public let n: Int
+    let n: Int
     /// The share of a difference's variance that is run-to-run noise (what repeats narrow); the
     /// rest is how the difference varies over the trace (what only more trace narrows).
-    public var runNoiseShare = 0.0
+    var runNoiseShare = 0.0
 
     /// Whether zero is inside: no difference shown.
-    public var includesZero: Bool { low <= 0 && high >= 0 }
+    var includesZero: Bool { low <= 0 && high >= 0 }
 
     /// center ± t(0.975, n − 1) × standard error of `samples`.
     static func of(_ samples: [Double], center: Double) -> Interval? {

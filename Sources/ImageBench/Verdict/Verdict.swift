@@ -19,32 +19,32 @@ public struct Verdict: Sendable {
     }
 
     /// One strategy × limit (× format) over its repeats.
-    public struct Cell: Sendable {
-        public let strategy: String
-        public let concurrency: Int
+    struct Cell: Sendable {
+        let strategy: String
+        let concurrency: Int
         /// summary.csv's `format` (`jpeg+png`, `avif`, …; empty for a --source that names none).
-        public let format: String
-        public let validity: CellValidity
-        public let placeholder: SegmentMeans
-        public let placeholderP95Ms: Double
+        let format: String
+        let validity: CellValidity
+        let placeholder: SegmentMeans
+        let placeholderP95Ms: Double
         /// Wait at rest by rest (nil: no rest was recorded), and settle time p95 (median over repeats).
-        public let restWait: SegmentMeans?
-        public let settleP95Ms: Double
+        let restWait: SegmentMeans?
+        let settleP95Ms: Double
         /// What the verdict ranks this cell by (`Verdict.rankedBy`): wait at rest or placeholder time.
-        public internal(set) var ranking: SegmentMeans
-        public internal(set) var rankedBy = RankedMetric.placeholder
+        var ranking: SegmentMeans
+        var rankedBy = RankedMetric.placeholder
         /// Downloaded bytes and CPU seconds per displayed image (the tie-breakers).
-        public let bytesPerImage: Double
-        public let cpuPerImage: Double
+        let bytesPerImage: Double
+        let cpuPerImage: Double
         /// The same, run by run (the costs' noise, where there are repeats).
-        public var bytesPerRun: [Double] = []
-        public var cpuPerRun: [Double] = []
-        public let achievedPeak: Int
-        public let transport: String
+        var bytesPerRun: [Double] = []
+        var cpuPerRun: [Double] = []
+        let achievedPeak: Int
+        let transport: String
         /// Measured runs (repeats) behind it.
-        public var runs = 1
+        var runs = 1
         /// Decode time per megapixel of the file, p50 (the median over repeats; 0 without decodes).
-        public var decodeMsPerMp = 0.0
+        var decodeMsPerMp = 0.0
 
         /// The ranked metric's p95.
         var rankingP95Ms: Double { rankedBy == .restWait ? settleP95Ms : placeholderP95Ms }
@@ -52,9 +52,9 @@ public struct Verdict: Sendable {
         var rankingP95Name: String { rankedBy == .restWait ? "settle time p95" : "placeholder p95" }
 
         /// The varied policies' values (" cancel=none prefetch=10"), empty when none vary.
-        public var variant = ""
+        var variant = ""
 
-        public var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) + variant }
+        var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) + variant }
         /// " with cancel=none prefetch=10", or nothing.
         var withVariant: String { variant.isEmpty ? "" : " with" + variant }
         /// " in avif", or nothing for the default mix.
@@ -62,7 +62,7 @@ public struct Verdict: Sendable {
     }
 
     /// How firmly the data backs the leading cell: what the first line may say of it.
-    public enum Decision: String, Sendable {
+    enum Decision: String, Sendable {
         /// Less placeholder time than every other ranked cell beyond noise: "Recommended".
         case better
         /// Tied on placeholder time with others and cheaper than each beyond noise: "Recommended".
@@ -78,7 +78,7 @@ public struct Verdict: Sendable {
     /// What the verdict ranks by. Wait at rest where every ranked cell's trace had enough rests to
     /// pair: it measures what a user waits for once the scroll stops, which placeholder time on a
     /// fling cannot (a row that flies by is capped at its few frames on screen); else placeholder time.
-    public enum RankedMetric: String, Sendable {
+    enum RankedMetric: String, Sendable {
         case restWait = "wait at rest"
         case placeholder = "placeholder time"
 
@@ -88,23 +88,23 @@ public struct Verdict: Sendable {
         var counts: String { self == .restWait ? "rests" : "requests" }
     }
 
-    public let rankedBy: RankedMetric
-    public let cells: [Cell]
+    let rankedBy: RankedMetric
+    let cells: [Cell]
     /// The leading cell (the one the lines speak for); nil when no cell could be ranked. Called a
     /// recommendation only where `decision` is `better` or `cheaper`.
-    public let recommended: Cell?
-    public let decision: Decision?
+    let recommended: Cell?
+    let decision: Decision?
     /// The fastest valid cell, and the cells neither tied with it nor shown slower than it: what
     /// keeps the decision undecided (and what `--budget` runs again).
     let fastest: Cell?
     let open: [Cell]
     /// The smallest limit of the recommended strategy within noise of the recommendation.
-    public let knee: Cell?
+    let knee: Cell?
     public let lines: [String]
 
     /// `traceFrames`: the trace's length in frames, for cutting it into segments; `plan`: the run's,
     /// to name a command that would decide what this one cannot.
-    public init(_ results: [RunResult], traceFrames: Int, plan: BenchmarkPlan? = nil) {
+    init(_ results: [RunResult], traceFrames: Int, plan: BenchmarkPlan? = nil) {
         let measured = RunResult.byCell(results).map { Self.cell($0, traceFrames: traceFrames) }
         let valid = measured.filter(\.validity.isValid)
         let metric: RankedMetric = !valid.isEmpty && valid.allSatisfy { ($0.restWait?.distinctSegments ?? 0) >= RestMeans.minimumRests }

@@ -3,11 +3,11 @@ import Foundation
 /// The verdict as summary.json gives it: what the terminal says, and the numbers behind it for
 /// tools (each cell's placeholder-time mean with its single-run interval).
 extension Verdict {
-    public static let method = "mean wait at rest (the rows' mean wait for their images after the scroll stops) where every ranked cell had at least \(RestMeans.minimumRests) rests (paired by rest), "
+    static let method = "mean wait at rest (the rows' mean wait for their images after the scroll stops) where every ranked cell had at least \(RestMeans.minimumRests) rests (paired by rest), "
         + "else mean placeholder time (95% interval by batch means over \(SegmentMeans.segments) trace segments, Student's t, paired by segment); "
         + "differences widened by run-to-run noise (at least 1% of each mean); ties broken by kB, then CPU, per displayed image"
 
-    public var jsonObject: [String: Any] {
+    var jsonObject: [String: Any] {
         func name(_ cell: Cell?) -> Any {
             cell.map { ["strategy": $0.strategy, "concurrency": $0.concurrency, "format": $0.format] as [String: Any] } ?? NSNull()
         }

@@ -11,13 +11,13 @@ import Foundation
 /// a damaged or foreign file is regenerated and rewritten, never used. Files are written under a
 /// temporary name and renamed, so processes sharing the cache never see half a file.
 public struct CorpusCache: Sendable {
-    public let directory: URL
+    let directory: URL
 
     /// Bump when `ImageCorpus.makeImage` or the encoders change the bytes they make (a test pins
     /// the first images' checksums, so a change that forgets this fails).
-    public static let generatorVersion = 1
+    static let generatorVersion = 1
 
-    public init(directory: URL) {
+    init(directory: URL) {
         self.directory = directory
     }
 

@@ -34,7 +34,7 @@ public enum CorpusExport {
 
     /// Writes every image, `manifest.json` (an array of `{"url", "bytes"}`) and `manifest.csv`
     /// (`url,bytes`), the URLs under `baseURL`.
-    public static func write(_ corpus: ImageCorpus, to directory: URL, baseURL: String) throws -> Written {
+    static func write(_ corpus: ImageCorpus, to directory: URL, baseURL: String) throws -> Written {
         try write(corpus, to: directory, baseURL: baseURL, manifestSuffix: "")
     }
 
@@ -78,5 +78,5 @@ public enum CorpusExport {
     }
 
     /// Its path in the folder, the embedded server's path: `img/42.jpg`.
-    public static func fileName(_ image: CorpusImage) -> String { image.path }
+    static func fileName(_ image: CorpusImage) -> String { image.path }
 }

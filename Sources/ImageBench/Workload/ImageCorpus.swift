@@ -4,12 +4,12 @@ import Synchronization
 /// One generated image: its bytes exactly as the server sends them.
 public struct CorpusImage: Sendable, Identifiable {
     public let id: Int
-    public let format: ImageFormat
+    let format: ImageFormat
     public let size: PixelSize
     public let bytes: [UInt8]
 
     /// The path the embedded server serves it at, e.g. `img/42.jpg`.
-    public var path: String { "img/\(id).\(format.fileExtension)" }
+    var path: String { "img/\(id).\(format.fileExtension)" }
 }
 
 /// A deterministic set of encoded images: the same seed and count give the same bytes on every
@@ -19,15 +19,15 @@ public struct CorpusImage: Sendable, Identifiable {
 /// feed photos (640–1200 px JPEG, a third progressive). Another `CorpusFormat` encodes the same
 /// pictures in one format.
 public struct ImageCorpus: Sendable {
-    public let seed: UInt64
+    let seed: UInt64
     public let images: [CorpusImage]
     /// How many came from the corpus cache, and how many cached files were damaged (and made again).
-    public private(set) var fromCache = 0
-    public private(set) var damagedInCache = 0
+    private(set) var fromCache = 0
+    private(set) var damagedInCache = 0
 
     public var totalBytes: Int { images.reduce(0) { $0 + $1.bytes.count } }
 
-    public subscript(id: Int) -> CorpusImage { images[id] }
+    subscript(id: Int) -> CorpusImage { images[id] }
 
     /// Generates `count` images on all cores, or loads them from `cache` where it holds them
     /// whole (and stores the ones it had to make). `progress` is called with the number done so

@@ -4,8 +4,8 @@ import CPNG
 /// Encodes pixels with libjpeg-turbo, libpng, libwebp, libavif (libaom) and giflib: how the corpus
 /// gets real files, and how tests make images with known pixel values.
 public enum ImageEncoder {
-    public struct EncodeError: Error, CustomStringConvertible {
-        public let description: String
+    struct EncodeError: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// 8-bit gray (1 channel) or RGB (3 channels) to JPEG.
@@ -34,7 +34,7 @@ public enum ImageEncoder {
             }
         }
 
-        public var channels: Int {
+        var channels: Int {
             switch self {
             case .gray: 1
             case .grayAlpha: 2
@@ -59,7 +59,7 @@ public enum ImageEncoder {
     }
 
     /// RGB (3 channels) or RGBA (4) to WebP: lossy at `quality` 0–100, or lossless (`quality` nil).
-    public static func webp(_ pixels: [UInt8], size: PixelSize, channels: Int, quality: Float?) throws -> [UInt8] {
+    static func webp(_ pixels: [UInt8], size: PixelSize, channels: Int, quality: Float?) throws -> [UInt8] {
         precondition(channels == 3 || channels == 4, "WebP takes RGB or RGBA")
         precondition(pixels.count == size.pixelCount * channels, "pixel buffer does not match \(size)")
         return try encode { out, length, message in
@@ -73,7 +73,7 @@ public enum ImageEncoder {
     /// RGB (3 channels) or RGBA (4) to AVIF, 4:2:0 at `depth` bits (8 or 10) with one AV1
     /// `quantizer` (0 best to 63); alpha lossless. `speed` is libaom's (0 slowest to 10 fastest):
     /// it changes how long encoding takes and, a little, the bytes; decoding reads any.
-    public static func avif(_ pixels: [UInt8], size: PixelSize, channels: Int, quantizer: Int, depth: Int = 8,
+    static func avif(_ pixels: [UInt8], size: PixelSize, channels: Int, quantizer: Int, depth: Int = 8,
                             speed: Int = 8) throws -> [UInt8] {
         precondition(channels == 3 || channels == 4, "AVIF takes RGB or RGBA")
         precondition(depth == 8 || depth == 10, "AVIF depth 8 or 10")
@@ -88,7 +88,7 @@ public enum ImageEncoder {
 
     /// Frames of palette indices (each `size.pixelCount` long) with one palette (RGB triples, at
     /// most 256 colours) to a GIF89a; `transparent` names the clear index.
-    public static func gif(frames: [[UInt8]], size: PixelSize, palette: [UInt8], transparent: Int? = nil,
+    static func gif(frames: [[UInt8]], size: PixelSize, palette: [UInt8], transparent: Int? = nil,
                            delayCentiseconds: Int = 10) throws -> [UInt8] {
         precondition(!frames.isEmpty && frames.allSatisfy { $0.count == size.pixelCount }, "frames do not match \(size)")
         precondition(palette.count % 3 == 0 && (3...768).contains(palette.count), "1 to 256 RGB palette entries")
@@ -105,7 +105,7 @@ public enum ImageEncoder {
     }
 
     /// RGB to at most `colors` palette entries (giflib's median cut): the indices and the palette.
-    public static func quantize(_ rgb: [UInt8], size: PixelSize, colors: Int = 256) throws -> (indices: [UInt8], palette: [UInt8]) {
+    static func quantize(_ rgb: [UInt8], size: PixelSize, colors: Int = 256) throws -> (indices: [UInt8], palette: [UInt8]) {
         precondition(rgb.count == size.pixelCount * 3 && (2...256).contains(colors))
         var indices = [UInt8](repeating: 0, count: size.pixelCount)
         var palette = [UInt8](repeating: 0, count: 768)

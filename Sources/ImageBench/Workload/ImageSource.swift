@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the feed's images come from (`--source`).
-public enum ImageSource: Sendable, Equatable {
+enum ImageSource: Sendable, Equatable {
     /// The generated corpus on the embedded server, shaped by the network profile (the default).
     case embedded
     /// A URL template: `{id}` is the image (images repeat down the feed with the usual skew),
@@ -15,14 +15,14 @@ public enum ImageSource: Sendable, Equatable {
     /// fetched when the benchmark prepares, then a `.manifest`.
     case manifestURL(String)
 
-    public struct ParseError: Error, CustomStringConvertible, Equatable {
-        public let description: String
+    struct ParseError: Error, CustomStringConvertible, Equatable {
+        let description: String
     }
 
     /// `--source VALUE`: a URL template (with `{id}` or `{row}`), a manifest's URL (without them),
     /// or a manifest file (.json, .csv, .plist).
     /// `manifestLimit`: of a manifest file, read only the entries the run can reach.
-    public init(parsing value: String, manifestLimit: Int? = nil) throws(ParseError) {
+    init(parsing value: String, manifestLimit: Int? = nil) throws(ParseError) {
         if value.contains("://") {
             guard value.contains("{id}") || value.contains("{row}") else {
                 guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -50,7 +50,7 @@ public enum ImageSource: Sendable, Equatable {
         }
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .embedded: "the embedded server"
         case .template(let template): template
@@ -61,12 +61,12 @@ public enum ImageSource: Sendable, Equatable {
 }
 
 /// One image a manifest lists.
-public struct ManifestEntry: Sendable, Equatable, Codable {
-    public let url: String
+struct ManifestEntry: Sendable, Equatable, Codable {
+    let url: String
     /// The body size, when the manifest gives it (used for the savings of cancelled loads).
-    public let bytes: Int?
+    let bytes: Int?
 
-    public init(url: String, bytes: Int? = nil) {
+    init(url: String, bytes: Int? = nil) {
         self.url = url
         self.bytes = bytes
     }

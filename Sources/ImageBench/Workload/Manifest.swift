@@ -4,14 +4,14 @@ import Foundation
 /// `size`); a CSV file with a `url` column (and optional `bytes`/`size`); or a property list
 /// array of URL strings or dictionaries, like the classic apps.plist. Errors name the file and
 /// the line.
-public enum Manifest {
-    public struct ParseError: Error, CustomStringConvertible, Equatable {
-        public let description: String
+enum Manifest {
+    struct ParseError: Error, CustomStringConvertible, Equatable {
+        let description: String
     }
 
     /// `limit`: how many entries the run can reach (`RunSettings.keepManifestEntriesInUse`); the
     /// rest is neither converted nor checked, so a million-entry listing costs one pass.
-    public static func parse(_ data: Data, name: String, limit: Int? = nil) throws(ParseError) -> [ManifestEntry] {
+    static func parse(_ data: Data, name: String, limit: Int? = nil) throws(ParseError) -> [ManifestEntry] {
         let head = String(decoding: data.prefix(64), as: UTF8.self).drop { $0.isWhitespace }
         let entries: [ManifestEntry]
         if name.lowercased().hasSuffix(".plist") || head.hasPrefix("<?xml") || head.hasPrefix("<plist") || data.starts(with: Array("bplist".utf8)) {

@@ -2,9 +2,9 @@
 /// corpus matches quality across formats (the same picture at the same SSIM in each), and how a
 /// user can check it. 8×8 windows every 4 pixels, the paper's constants for 8-bit samples; 1 is
 /// identical.
-public enum SSIM {
+enum SSIM {
     /// Mean SSIM of two images of one size, each RGB (3 channels) or RGBA (4; alpha ignored).
-    public static func mean(_ a: [UInt8], channelsA: Int, _ b: [UInt8], channelsB: Int, size: PixelSize) -> Double {
+    static func mean(_ a: [UInt8], channelsA: Int, _ b: [UInt8], channelsB: Int, size: PixelSize) -> Double {
         precondition(a.count == size.pixelCount * channelsA && b.count == size.pixelCount * channelsB, "buffers do not match \(size)")
         let x = luma(a, channels: channelsA), y = luma(b, channels: channelsB)
         let window = 8, step = 4

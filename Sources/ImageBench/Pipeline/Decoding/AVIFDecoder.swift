@@ -7,10 +7,10 @@ import CShims
 /// full-size RGBA exists. An image sequence shows its first image. The frame cannot be
 /// interrupted once dav1d has it: `--max-decode-mb` bounds it, and a stop is seen before and
 /// after it (and between bands).
-public struct AVIFDecoder: ImageDecoding {
-    public init() {}
+struct AVIFDecoder: ImageDecoding {
+    init() {}
 
-    public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+    func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
         // Parsing the container gives the size: checked before the frame buffer exists.
         var (info, size) = try DecodeStatus.header(bytes, format: "AVIF", limits: limits, ib_avif_read_info)
@@ -49,7 +49,7 @@ public struct AVIFDecoder: ImageDecoding {
     }
 
     /// libavif's version and its codecs', e.g. "0.11.1 (dav1d [dec]:1.0.0, aom [enc/dec]:3.6.0)".
-    public static var libraryVersion: String {
+    static var libraryVersion: String {
         var codecs = [CChar](repeating: 0, count: 256)
         ib_avif_codecs(&codecs, codecs.count)
         let text = String(decoding: codecs.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

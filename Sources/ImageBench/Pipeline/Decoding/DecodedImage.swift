@@ -15,34 +15,34 @@ public struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
 /// Decoded pixels: 8-bit RGBA, rows packed with no padding. What a UIImage backed by a decoded
 /// bitmap holds, and what the memory cache charges for.
 public struct DecodedImage: Sendable, Equatable {
-    public let size: PixelSize
+    let size: PixelSize
     /// The image's size in its file, before decode-time scaling and downsampling: what decode cost
     /// is proportional to.
-    public let sourceSize: PixelSize
+    let sourceSize: PixelSize
     public var pixels: [UInt8]
     /// What the memory cache charges for it: its pixel bytes, or for a `--no-decode` stand-in the
     /// bytes the real decoded image would take, so the cache evicts as a real client's does.
-    public var cost: Int { standInCost ?? pixels.count }
+    var cost: Int { standInCost ?? pixels.count }
     var standInCost: Int?
     /// Recoverable damage the decoder worked around (libjpeg's warnings: a truncated scan, bad
     /// Huffman data); the pixels are still shown, gray where data was missing.
-    public var warnings = 0
+    var warnings = 0
     /// Frames in the file (an animated GIF's or an AVIF sequence's total); the first is shown.
-    public var frames = 1
+    var frames = 1
 
-    public init(size: PixelSize, pixels: [UInt8], sourceSize: PixelSize? = nil) {
+    init(size: PixelSize, pixels: [UInt8], sourceSize: PixelSize? = nil) {
         precondition(pixels.count == size.pixelCount * 4, "RGBA buffer does not match \(size)")
         self.size = size
         self.sourceSize = sourceSize ?? size
         self.pixels = pixels
     }
 
-    public var width: Int { size.width }
-    public var height: Int { size.height }
+    var width: Int { size.width }
+    var height: Int { size.height }
 
 
     /// The RGBA value at (x, y), for tests and spot checks.
-    public func pixel(x: Int, y: Int) -> [UInt8] {
+    func pixel(x: Int, y: Int) -> [UInt8] {
         let offset = (y * width + x) * 4
         return Array(pixels[offset..<offset + 4])
     }

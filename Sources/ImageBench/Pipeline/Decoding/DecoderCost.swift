@@ -8,21 +8,21 @@ import CShims
 public enum DecoderCost {
     public struct Row: Sendable {
         public let format: ImageFormat
-        public let library: String
+        let library: String
         /// 1, 2, 4 or 8: the output is 1/scale of the picture on each side.
         public let scale: Int
-        public let output: PixelSize
-        public let fileBytes: Int
+        let output: PixelSize
+        let fileBytes: Int
         /// Medians over the timed decodes, and how many there were.
         public let milliseconds: Double
-        public let decodes: Int
+        let decodes: Int
         /// Megapixels of the file decoded per second (the picture's, whatever the output).
-        public let megapixelsPerSecond: Double
+        let megapixelsPerSecond: Double
         /// This scale's time over full size's.
-        public let relativeToFull: Double
+        let relativeToFull: Double
     }
 
-    public static let scales = [1, 2, 4, 8]
+    static let scales = [1, 2, 4, 8]
 
     /// Times every format at every scale for about `seconds` each (at least 3 decodes), one
     /// decode at a time on the calling thread. `progress` hears each row as it is done.

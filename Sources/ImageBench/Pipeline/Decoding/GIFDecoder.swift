@@ -3,10 +3,10 @@ import CShims
 /// Decodes a GIF's first frame through giflib into RGBA, on a transparent canvas of the file's
 /// screen size, and counts its frames (`DecodedImage.frames`): a feed shows an animation's first
 /// frame until it plays. Later frames are skipped without being decompressed.
-public struct GIFDecoder: ImageDecoding {
-    public init() {}
+struct GIFDecoder: ImageDecoding {
+    init() {}
 
-    public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+    func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
         let size = try DecodeStatus.header(bytes, format: "GIF", limits: limits, ib_gif_read_info).size
         var report = ib_decode_report()
@@ -25,5 +25,5 @@ public struct GIFDecoder: ImageDecoding {
         return image
     }
 
-    public static var libraryVersion: String { String(cString: ib_gif_version()) }
+    static var libraryVersion: String { String(cString: ib_gif_version()) }
 }

@@ -36,14 +36,14 @@ public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct DecodeLimits: Sendable, Equatable, Codable {
     /// The most pixels (width × height) a header may promise: 50 million by default, a 200 MB
     /// RGBA bitmap, far above any feed photo and far below what would exhaust memory.
-    public var maxPixels: Int
+    var maxPixels: Int
     /// `--max-decode-mb`: the most one decode may allocate in proportion to the image where it
     /// cannot decode straight to the cell (a full-size bitmap, a progressive JPEG's coefficients,
     /// a lossless WebP's ARGB, an AVIF's planes, a GIF's canvas). 64 MB holds a 16-megapixel
     /// RGBA bitmap; the concurrency multiplies it.
-    public var maxDecodeMegabytes: Int
+    var maxDecodeMegabytes: Int
     /// What may stop a decode part-way; nil never stops.
-    public var stop: DecodeStop?
+    var stop: DecodeStop?
 
     public static let defaultMaxDecodeMegabytes = 64
 
@@ -87,7 +87,7 @@ public final class DecodeStop: Sendable {
     private let check: @Sendable () -> Reason?
 
     /// `check` answers "stop, and why?"; it runs on the decoding thread, once per row at most.
-    public init(_ check: @escaping @Sendable () -> Reason?) { self.check = check }
+    init(_ check: @escaping @Sendable () -> Reason?) { self.check = check }
 
     /// A load's stop: its token cancelled, or `MonotonicClock` past `deadline` (nanoseconds).
     public convenience init(token: LoadToken, deadline: UInt64?) {
@@ -98,13 +98,13 @@ public final class DecodeStop: Sendable {
         }
     }
 
-    public var reason: Reason? { check() }
+    var reason: Reason? { check() }
 }
 
 /// Turns encoded bytes into pixels: already filled to `targetSize` (aspect-fill, no upscaling)
 /// when the decoder can do it while decoding (JPEG, non-interlaced PNG, WebP, AVIF), at full size
 /// otherwise. Callers aspect-fill the result, which leaves a filled image as it is. `limits`
 /// bounds the decode's memory and carries what stops it part-way (`DecodeLimits.stop`).
-public protocol ImageDecoding: Sendable {
+protocol ImageDecoding: Sendable {
     func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage
 }

@@ -8,7 +8,7 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
     /// The formats a corpus can be made in and the decoders read, in the order reports list them.
     public static let decodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif]
 
-    public init(sniffing bytes: some Collection<UInt8>) {
+    init(sniffing bytes: some Collection<UInt8>) {
         let head = Array(bytes.prefix(32))
         func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
             head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
@@ -40,7 +40,7 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
     }
 
     /// The library that decodes it and its version, as reports print them ("libwebp 1.2.4").
-    public var decoderLibrary: String {
+    var decoderLibrary: String {
         switch self {
         case .jpeg:
             let version = Int(ib_libjpeg_version())
@@ -54,9 +54,9 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
     }
 
     /// The file extension the corpus and server use.
-    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+    var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
-    public var mimeType: String {
+    var mimeType: String {
         switch self {
         case .jpeg: "image/jpeg"
         case .png: "image/png"

@@ -3,16 +3,16 @@ import CShims
 /// A progressive JPEG's bytes so far: how many of its scans are complete, and the image as the
 /// last of them leaves it (libjpeg's buffered-image mode, `jpeg_progressive.c`), in the same cell,
 /// size and crop as `JPEGDecoder`'s final decode.
-public enum JPEGPreview {
+enum JPEGPreview {
     /// Complete scans in `bytes`: 0 while none is (a baseline file's until its end), -1 when the
     /// bytes are not a JPEG.
-    public static func completeScans(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    static func completeScans(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         Int(ib_jpeg_scan_ends(bytes.baseAddress, bytes.count, nil, 0))
     }
 
     /// The preview of `bytes` in a cell of `target`, and the scan it shows; nil while no scan is
     /// complete. Damage within the bytes is the usual typed error.
-    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, target: PixelSize,
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, target: PixelSize,
                               limits: DecodeLimits) throws(DecodeError) -> (image: DecodedImage, scan: Int)? {
         var message = [CChar](repeating: 0, count: Int(IB_ERROR_CAPACITY))
         var report = ib_decode_report()

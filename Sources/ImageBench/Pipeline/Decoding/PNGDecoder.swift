@@ -6,10 +6,10 @@ import CShims
 /// box filter as it is inflated: `CShims/png_stream.c`), so no full-size bitmap exists; an
 /// interlaced one, or a full-size decode, needs the whole bitmap, charged against
 /// `--max-decode-mb` first.
-public struct PNGDecoder: ImageDecoding {
-    public init() {}
+struct PNGDecoder: ImageDecoding {
+    init() {}
 
-    public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+    func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
         let (info, size) = try DecodeStatus.header(bytes, format: "PNG", limits: limits, ib_png_read_info)
         if let target = targetSize, target.width > 0, target.height > 0, info.progressive == 0 {

@@ -4,10 +4,10 @@ import CShims
 /// Given a target, libwebp crops and scales while it decodes, so the image comes out already
 /// filled to the cell: its scaled decode, the one reduced-scale path WebP has. Animated WebP is
 /// unsupported (a typed error).
-public struct WebPDecoder: ImageDecoding {
-    public init() {}
+struct WebPDecoder: ImageDecoding {
+    init() {}
 
-    public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+    func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         guard !bytes.isEmpty else { throw .empty }
         let source = try DecodeStatus.header(bytes, format: "WebP", limits: limits, ib_webp_read_info).size
         var geometry = ib_fill_geometry(out_width: UInt32(source.width), out_height: UInt32(source.height), crop_x: 0,
@@ -27,7 +27,7 @@ public struct WebPDecoder: ImageDecoding {
     }
 
     /// libwebp's decoder version, e.g. 1.2.4.
-    public static var libraryVersion: String {
+    static var libraryVersion: String {
         let version = Int(ib_webp_version())
         return "\(version >> 16 & 0xFF).\(version >> 8 & 0xFF).\(version & 0xFF)"
     }

@@ -8,13 +8,13 @@ import CShims
 ///
 /// `@unchecked Sendable`: its handles are not thread-safe, and a fetcher is used by one worker at
 /// a time (`BlockingTransport` checks it out of its pool for one fetch).
-public final class CurlFetcher: @unchecked Sendable {
+final class CurlFetcher: @unchecked Sendable {
     private let easy: CurlEasy
     private let multi: UnsafeMutableRawPointer
     /// How long one wait for the sockets lasts at most.
     static let tickMilliseconds: Int32 = 100
 
-    public init(limits: FetchLimits = FetchLimits(), client: Int = 0, keepsBodies: Bool = true) {
+    init(limits: FetchLimits = FetchLimits(), client: Int = 0, keepsBodies: Bool = true) {
         easy = CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies)
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
@@ -24,7 +24,7 @@ public final class CurlFetcher: @unchecked Sendable {
         curl_multi_cleanup(multi)
     }
 
-    public func fetch(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) throws(FetchError) -> FetchResult {
+    func fetch(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) throws(FetchError) -> FetchResult {
         easy.prepare(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
         curl_multi_add_handle(multi, easy.handle)
         let code = perform(token: token)

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `members` and the C loop are touched only by the loop's thread (and by
 /// `deinit`, after it has exited); `joining` is locked and `stopping` atomic.
-public final class CurlLoop: @unchecked Sendable {
+final class CurlLoop: @unchecked Sendable {
     private let loop: OpaquePointer
     private var members: [CurlMultiTransport?] = []
     private let joining = Locked<[CurlMultiTransport]>([])
@@ -22,7 +22,7 @@ public final class CurlLoop: @unchecked Sendable {
     /// The eventfd was written since the loop last waited: the next wait returns at once anyway.
     private let wakeWritten = Atomic<Bool>(false)
 
-    public init() {
+    init() {
         CurlGlobal.initialize()
         guard let loop = ib_curl_loop_new() else { fatalError("cannot create an epoll set for curl: out of descriptors") }
         self.loop = loop
@@ -49,7 +49,7 @@ public final class CurlLoop: @unchecked Sendable {
 
     /// Ends the thread once every member has shut down (their transfers aborted and reported);
     /// members still in it are shut down by the loop.
-    public func stop() {
+    func stop() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakeUp()
         stopped.wait()

@@ -11,9 +11,9 @@ import Synchronization
 /// `@unchecked Sendable`: `multi`, `active`, `spare` and `isShutDown` are touched only by the
 /// loop's thread (the multi is cleaned up there too); everything else is a lock, an atomic or
 /// immutable.
-public final class CurlMultiTransport: Transport, @unchecked Sendable {
-    public let kind = TransportKind.multi
-    public typealias Completion = @Sendable (Result<FetchResult, FetchError>) -> Void
+final class CurlMultiTransport: Transport, @unchecked Sendable {
+    let kind = TransportKind.multi
+    typealias Completion = @Sendable (Result<FetchResult, FetchError>) -> Void
 
     private struct Request {
         let url: String
@@ -39,7 +39,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
     private let keepsBodies: Bool
 
     /// `loop`: the thread that drives it, shared with other users' transports; nil for one of its own.
-    public init(limits: FetchLimits, client: Int = 0, loop: CurlLoop? = nil, keepsBodies: Bool = true) {
+    init(limits: FetchLimits, client: Int = 0, loop: CurlLoop? = nil, keepsBodies: Bool = true) {
         self.client = client
         self.keepsBodies = keepsBodies
         CurlGlobal.initialize()
@@ -53,7 +53,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
 
     /// Queues a transfer; `completion` runs on the loop's thread (or at once on the caller's, if
     /// the transport is shut down).
-    public func start(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken, completion: @escaping Completion) {
+    func start(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken, completion: @escaping Completion) {
         // Checked and queued under the lock the loop's last drain takes: a request either makes
         // that drain (and is refused there) or sees the transport closed here; none is stranded.
         let accepted = incoming.withLockedValue { queue in
@@ -70,7 +70,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         requestService()
     }
 
-    public func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
+    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
         let done = DispatchSemaphore(value: 0)
         let outcome = Locked<Result<FetchResult, FetchError>?>(nil)
         start(url, expectedBytes: expectedBytes, attempt: attempt, token: token) { result in
@@ -81,7 +81,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
         return try outcome.withLockedValue { $0! }.get()
     }
 
-    public func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
+    func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
         // The result travels through a lock as well as the continuation: the continuation alone is
         // a correct hand-off, but ThreadSanitizer cannot see inside the uninstrumented concurrency
         // runtime and would report the body's bytes as a race.
@@ -96,7 +96,7 @@ public final class CurlMultiTransport: Transport, @unchecked Sendable {
     }
 
     /// Aborts what is in flight and leaves the loop (stopping it if it is this transport's own).
-    public func shutdown() {
+    func shutdown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         requestService()
         stopped.wait()

@@ -1,20 +1,20 @@
 /// What had arrived when a fetch failed: body bytes (they were downloaded, and count), and when
 /// the response began, if it did (a true time to first byte, not the whole failed fetch).
-public struct PartialTransfer: Sendable, Hashable {
-    public var bytes = 0
-    public var timeToFirstByte: UInt64?
+struct PartialTransfer: Sendable, Hashable {
+    var bytes = 0
+    var timeToFirstByte: UInt64?
 
-    public init(bytes: Int = 0, timeToFirstByte: UInt64? = nil) {
+    init(bytes: Int = 0, timeToFirstByte: UInt64? = nil) {
         self.bytes = bytes
         self.timeToFirstByte = timeToFirstByte
     }
 
-    public static let none = PartialTransfer()
+    static let none = PartialTransfer()
 }
 
 /// Why a fetch produced no image bytes. Each case is a class of error counted in reports.
 /// Two errors are equal when their kind and reason are, whatever had arrived before them.
-public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
+enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The load was cancelled; `received` bytes had arrived by then.
     /// `announced`: the body size the response's Content-Length gave, if its headers arrived.
     case cancelled(received: Int, announced: Int? = nil)
@@ -28,7 +28,7 @@ public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooLarge(limit: Int)
 
     /// What had arrived before the failure.
-    public var partial: PartialTransfer {
+    var partial: PartialTransfer {
         switch self {
         case .cancelled(let received, _): PartialTransfer(bytes: received)
         case .httpStatus(_, let partial), .timeout(let partial), .connection(_, let partial): partial
@@ -36,7 +36,7 @@ public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    var description: String {
         let after = partial.bytes > 0 ? " after \(partial.bytes) bytes" : ""
         return switch self {
         case .cancelled(let received, _): "cancelled after \(received) bytes"
@@ -47,7 +47,7 @@ public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public static func == (a: FetchError, b: FetchError) -> Bool {
+    static func == (a: FetchError, b: FetchError) -> Bool {
         switch (a, b) {
         case let (.cancelled(x, y), .cancelled(u, v)): x == u && y == v
         case let (.httpStatus(x, _), .httpStatus(y, _)): x == y
@@ -60,22 +60,22 @@ public enum FetchError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// The bytes of one image and how long the network took to deliver them.
-public struct FetchResult: Sendable {
+struct FetchResult: Sendable {
     /// The body; empty when the transport was told to discard it (`--no-decode`: nothing reads it).
-    public var bytes: [UInt8]
+    var bytes: [UInt8]
     /// The body's size in bytes, kept or not.
-    public var size: Int
+    var size: Int
     /// From the start of the request to the first byte of the response.
-    public var timeToFirstByte: UInt64
+    var timeToFirstByte: UInt64
     /// From the first byte to the last.
-    public var transfer: UInt64
+    var transfer: UInt64
     /// `--resume`: the body's first bytes came from a cancelled transfer kept for it (a 206
     /// answered the rest); `size` counts only what this fetch received.
-    public var resumedBytes = 0
+    var resumedBytes = 0
     /// `--resume`: the server answered the range request with the whole body.
-    public var resumeRefused = false
+    var resumeRefused = false
 
-    public init(bytes: [UInt8], size: Int? = nil, timeToFirstByte: UInt64, transfer: UInt64) {
+    init(bytes: [UInt8], size: Int? = nil, timeToFirstByte: UInt64, transfer: UInt64) {
         self.bytes = bytes
         self.size = size ?? bytes.count
         self.timeToFirstByte = timeToFirstByte
@@ -84,16 +84,16 @@ public struct FetchResult: Sendable {
 }
 
 /// Limits that protect a fetch from a server that stalls or sends too much.
-public struct FetchLimits: Sendable, Equatable, Codable {
+struct FetchLimits: Sendable, Equatable, Codable {
     /// Whole-request time limit (`--timeout`), 10 s by default.
-    public var timeoutMilliseconds: Int
+    var timeoutMilliseconds: Int
     /// The largest body accepted (`--max-bytes`), 50 MB by default.
-    public var maxBytes: Int
+    var maxBytes: Int
     /// A transfer that receives nothing for this long fails as a timeout (`--stall-timeout`, whole
     /// seconds), 5 s by default; the transports find it within 100 ms.
-    public var stallMilliseconds: Int
+    var stallMilliseconds: Int
 
-    public init(timeoutMilliseconds: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024, stallMilliseconds: Int = 5_000) {
+    init(timeoutMilliseconds: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024, stallMilliseconds: Int = 5_000) {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.maxBytes = maxBytes
         self.stallMilliseconds = stallMilliseconds

@@ -4,23 +4,23 @@
 /// range answers 200 with the whole body, which is used and counted.
 ///
 /// Held in memory per simulated user, bounded: the oldest entries go first.
-public final class PartialDownloads: Sendable {
+final class PartialDownloads: Sendable {
     /// What one cancelled transfer left: its body so far and the validator it came with.
-    public struct Entry: Sendable, Equatable {
-        public let bytes: [UInt8]
+    struct Entry: Sendable, Equatable {
+        let bytes: [UInt8]
         /// The response's ETag: what If-Range sends back.
-        public let validator: String
+        let validator: String
         /// The whole body's size, as the response announced it.
-        public let total: Int
+        let total: Int
     }
 
     /// 32 MB: a few hundred cancelled photos, far more than a feed leaves behind at once.
-    public static let defaultLimitBytes = 32_000_000
+    static let defaultLimitBytes = 32_000_000
 
     private let state = Locked<(entries: [String: Entry], order: [String], bytes: Int)>(([:], [], 0))
     private let limitBytes: Int
 
-    public init(limitBytes: Int = PartialDownloads.defaultLimitBytes) {
+    init(limitBytes: Int = PartialDownloads.defaultLimitBytes) {
         self.limitBytes = limitBytes
     }
 
@@ -53,7 +53,7 @@ public final class PartialDownloads: Sendable {
         }
     }
 
-    public var count: Int { state.withLockedValue { $0.entries.count } }
+    var count: Int { state.withLockedValue { $0.entries.count } }
 }
 
 /// A transfer's side of resuming: what it started from and what the response said.

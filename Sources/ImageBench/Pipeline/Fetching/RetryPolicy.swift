@@ -4,18 +4,18 @@ import Foundation
 /// another attempt can cure are retried: timeouts, connection failures, 5xx and 429. A 404, a
 /// body beyond --max-bytes or a cancelled load is final. The backoff doubles per attempt with no
 /// jitter, so every strategy waits the same.
-public struct RetryPolicy: Sendable, Equatable, Codable {
-    public var retries: Int
+struct RetryPolicy: Sendable, Equatable, Codable {
+    var retries: Int
     /// The wait before the first retry; each later retry waits twice the one before.
-    public var backoffMilliseconds: Int
+    var backoffMilliseconds: Int
 
-    public init(retries: Int = 0, backoffMilliseconds: Int = 100) {
+    init(retries: Int = 0, backoffMilliseconds: Int = 100) {
         self.retries = retries
         self.backoffMilliseconds = backoffMilliseconds
     }
 
     /// Whether a fetch that failed with `error` on attempt `attempt` (from 1) goes again.
-    public func shouldRetry(_ error: FetchError, attempt: Int) -> Bool {
+    func shouldRetry(_ error: FetchError, attempt: Int) -> Bool {
         guard attempt <= retries else { return false }
         switch error {
         case .timeout, .connection: return true
@@ -25,7 +25,7 @@ public struct RetryPolicy: Sendable, Equatable, Codable {
     }
 
     /// The wait after attempt `attempt` failed, in nanoseconds.
-    public func backoff(after attempt: Int) -> UInt64 {
+    func backoff(after attempt: Int) -> UInt64 {
         UInt64(backoffMilliseconds) * 1_000_000 << UInt64(min(attempt - 1, 16))
     }
 }

@@ -1,5 +1,5 @@
 /// How HTTP requests are driven, selectable with `--transport`.
-public enum TransportKind: String, Sendable, Codable, CaseIterable {
+enum TransportKind: String, Sendable, Codable, CaseIterable {
     /// An easy handle per worker, `curl_easy_perform` blocking the worker's thread.
     case blocking
     /// One thread drives every transfer through a curl multi handle; callers wait (threads) or
@@ -9,7 +9,7 @@ public enum TransportKind: String, Sendable, Codable, CaseIterable {
     /// A transport for one simulated user (`client`, 0 for a single user); a multi transport is
     /// driven by `loop` when given (one thread for every user), else by a thread of its own.
     /// `keepsBodies` false: bodies are counted and discarded.
-    public func make(limits: FetchLimits, client: Int = 0, loop: CurlLoop? = nil, keepsBodies: Bool = true) -> any Transport {
+    func make(limits: FetchLimits, client: Int = 0, loop: CurlLoop? = nil, keepsBodies: Bool = true) -> any Transport {
         switch self {
         case .blocking: BlockingTransport(limits: limits, client: client, keepsBodies: keepsBodies)
         case .multi: CurlMultiTransport(limits: limits, client: client, loop: loop, keepsBodies: keepsBodies)
@@ -18,7 +18,7 @@ public enum TransportKind: String, Sendable, Codable, CaseIterable {
 }
 
 /// The seam between the pipeline and HTTP: fetch the bytes at a URL for a load.
-public protocol Transport: Sendable {
+protocol Transport: Sendable {
     var kind: TransportKind { get }
     /// Blocks the calling thread until the body arrives, the fetch fails, or the token is
     /// cancelled.
@@ -35,11 +35,11 @@ public protocol Transport: Sendable {
 
 extension Transport {
     /// A first attempt.
-    public func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
+    func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
         try fetch(url, expectedBytes: expectedBytes, attempt: 1, token: token)
     }
 
-    public func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
+    func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
         try await fetchAsync(url, expectedBytes: expectedBytes, attempt: 1, token: token)
     }
 }
@@ -47,31 +47,31 @@ extension Transport {
 /// The blocking transport: a pool of reusable easy handles. Each fetch checks one out for its
 /// duration, so there are never more handles than fetches at once and each keeps its connection
 /// warm for the next worker.
-public final class BlockingTransport: Transport {
-    public let kind = TransportKind.blocking
+final class BlockingTransport: Transport {
+    let kind = TransportKind.blocking
     private let idle = Locked<[CurlFetcher]>([])
     private let limits: FetchLimits
 
     private let client: Int
     private let keepsBodies: Bool
 
-    public init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true) {
+    init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true) {
         self.limits = limits
         self.client = client
         self.keepsBodies = keepsBodies
     }
 
-    public func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
+    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
         let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits, client: client, keepsBodies: keepsBodies)
         defer { idle.withLockedValue { $0.append(fetcher) } }
         return try fetcher.fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
     }
 
-    public func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
+    func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
         try fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
     }
 
-    public func shutdown() {
+    func shutdown() {
         idle.withLockedValue { $0.removeAll() }
     }
 }

@@ -7,17 +7,17 @@ import Foundation
 /// top of the network profile), `decode=+3ms` and `filter=+2ms` (added to every image's stage, as
 /// a blocking wait on the worker, which is what slower code would cost it: `InjectedSlowdown`).
 public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
-    public var latencyFactor = 1.0
-    public var latencyMilliseconds = 0.0
-    public var decodeMilliseconds = 0.0
-    public var filterMilliseconds = 0.0
+    var latencyFactor = 1.0
+    var latencyMilliseconds = 0.0
+    var decodeMilliseconds = 0.0
+    var filterMilliseconds = 0.0
     public let description: String
 
     public struct ParseError: Error, CustomStringConvertible {
         public let description: String
     }
 
-    public static let none = FaultInjection()
+    static let none = FaultInjection()
 
     private init() { description = "none" }
 
@@ -49,7 +49,7 @@ public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The network profile with the injected latency.
-    public func applied(to profile: NetworkProfile) -> NetworkProfile {
+    func applied(to profile: NetworkProfile) -> NetworkProfile {
         var shaped = profile
         shaped.latencyMilliseconds = profile.latencyMilliseconds * latencyFactor + latencyMilliseconds
         shaped.jitterMilliseconds = profile.jitterMilliseconds * latencyFactor

@@ -18,7 +18,7 @@ public enum ImageFilter: String, Sendable, Codable, CaseIterable, ImageProcessin
         }
     }
 
-    public func applied(to image: DecodedImage) -> DecodedImage {
+    func applied(to image: DecodedImage) -> DecodedImage {
         var copy = image
         apply(to: &copy)
         return copy

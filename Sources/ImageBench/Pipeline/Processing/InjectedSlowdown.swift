@@ -3,11 +3,11 @@ import Foundation
 /// `--inject decode=+Nms` or `filter=+Nms`: a decoder or processor that does its work, then blocks
 /// the worker for a fixed time, which is what slower code would cost it. A testing aid (so a gate
 /// can be shown to catch a regression of known size), never part of a real measurement.
-public struct InjectedSlowdown<Wrapped: Sendable>: Sendable {
-    public let wrapped: Wrapped
-    public let milliseconds: Double
+struct InjectedSlowdown<Wrapped: Sendable>: Sendable {
+    let wrapped: Wrapped
+    let milliseconds: Double
 
-    public init(_ wrapped: Wrapped, milliseconds: Double) {
+    init(_ wrapped: Wrapped, milliseconds: Double) {
         self.wrapped = wrapped
         self.milliseconds = milliseconds
     }
@@ -22,7 +22,7 @@ public struct InjectedSlowdown<Wrapped: Sendable>: Sendable {
 
 extension InjectedSlowdown: ImageDecoding where Wrapped: ImageDecoding {
     /// Only a decode that succeeds is slowed: bytes that fail, fail as fast as before.
-    public func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
+    func decode(_ bytes: [UInt8], targetSize: PixelSize?, limits: DecodeLimits) throws(DecodeError) -> DecodedImage {
         let image = try wrapped.decode(bytes, targetSize: targetSize, limits: limits)
         stall()
         return image
@@ -30,7 +30,7 @@ extension InjectedSlowdown: ImageDecoding where Wrapped: ImageDecoding {
 }
 
 extension InjectedSlowdown: ImageProcessing where Wrapped: ImageProcessing {
-    public func apply(to image: inout DecodedImage) {
+    func apply(to image: inout DecodedImage) {
         wrapped.apply(to: &image)
         stall()
     }
@@ -38,12 +38,12 @@ extension InjectedSlowdown: ImageProcessing where Wrapped: ImageProcessing {
 
 extension FaultInjection {
     /// `decoder`, wrapped in the injected decode slowdown if there is one, else as it is.
-    public func slowing(decoder: some ImageDecoding) -> any ImageDecoding {
+    func slowing(decoder: some ImageDecoding) -> any ImageDecoding {
         decodeMilliseconds > 0 ? InjectedSlowdown(decoder, milliseconds: decodeMilliseconds) : decoder
     }
 
     /// `processor`, wrapped in the injected filter slowdown if there is one, else as it is.
-    public func slowing(processor: some ImageProcessing) -> any ImageProcessing {
+    func slowing(processor: some ImageProcessing) -> any ImageProcessing {
         filterMilliseconds > 0 ? InjectedSlowdown(processor, milliseconds: filterMilliseconds) : processor
     }
 }

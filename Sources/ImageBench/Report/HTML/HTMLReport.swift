@@ -4,12 +4,12 @@ import Foundation
 /// benchmark in a minute: the verdict, the numbers behind it with their intervals and n, the
 /// latency distributions, the concurrency sweep, hitches, where requests were served from, a
 /// scroll timeline around the worst moment of one run, and the configuration.
-public struct HTMLReport: ReportWriter {
-    public let fileName = "report.html"
+struct HTMLReport: ReportWriter {
+    let fileName = "report.html"
 
-    public init() {}
+    init() {}
 
-    public func render(_ results: BenchmarkResults) throws -> String {
+    func render(_ results: BenchmarkResults) throws -> String {
         let settings = results.plan.settings
         let context = Context(results)
         var body = "<h1>imgbench report</h1>\n"

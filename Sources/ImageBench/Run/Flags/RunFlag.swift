@@ -4,7 +4,7 @@
 /// them, `RunFlag.catalog` (as `Metric.catalog` does for metrics).
 public struct RunFlag: Sendable, CustomStringConvertible {
     /// How the flag reads its value.
-    public enum Kind: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
         /// `--rows 5000` or `--rows=5000`; given twice, the later one wins (the gate relies on it).
         case option
         /// `--progressive`: no value.
@@ -14,7 +14,7 @@ public struct RunFlag: Sendable, CustomStringConvertible {
     }
 
     /// What a shell offers after the flag.
-    public enum Completion: Sendable, Equatable {
+    enum Completion: Sendable, Equatable {
         case none
         case values([String])
         case file(extensions: [String])
@@ -26,32 +26,32 @@ public struct RunFlag: Sendable, CustomStringConvertible {
         public var plan: BenchmarkPlan
         public var output = RunOutput()
         /// Every flag's text as given, for the rules that join flags (`--source` refuses `--network`).
-        public let options: RunOptions
+        let options: RunOptions
     }
 
-    public typealias Apply = @Sendable (_ text: String?, _ target: inout Target) throws(PlanError) -> Void
+    typealias Apply = @Sendable (_ text: String?, _ target: inout Target) throws(PlanError) -> Void
 
     /// Without the dashes: `rows`, `memory-cache-mb`.
-    public let name: String
-    public let kind: Kind
+    let name: String
+    let kind: Kind
     /// `--rows <rows>`: the name of the value in help.
-    public let valueName: String
-    public let help: String
-    public let group: RunFlagGroup
+    let valueName: String
+    let help: String
+    let group: RunFlagGroup
     /// `(1 to 1000000)`: every number a user types has one (`FlagRanges`).
-    public let range: String?
+    let range: String?
     /// The value as help shows it when the flag is absent; nil when absence means something of its own.
-    public let defaultText: String?
-    public let completion: Completion
+    let defaultText: String?
+    let completion: Completion
     /// For an option that also reads as a flag: the value of a bare `--coalesce`, and of `--no-coalesce`.
-    public let bare: String?
-    public let inverted: String?
+    let bare: String?
+    let inverted: String?
     /// Sets the flag's value (its text, or nil when absent) on the target, checking it.
     let apply: Apply
     /// The plan's value of this flag as words (`["--rows", "5000"]`), or none where it is left unsaid.
     let words: @Sendable (BenchmarkPlan) -> [String]
     /// Set when a list of two or more values is a dimension of the matrix.
-    public let dimension: Dimension?
+    let dimension: Dimension?
 
     init(_ name: String, _ kind: Kind = .option, value: String? = nil, group: RunFlagGroup, help: String, range: String? = nil,
          default defaultText: String? = nil, completion: Completion = .none, bare: String? = nil, inverted: String? = nil,
@@ -72,14 +72,14 @@ public struct RunFlag: Sendable, CustomStringConvertible {
     }
 
     /// `--rows`.
-    public var flag: String { "--" + name }
+    var flag: String { "--" + name }
     public var description: String { flag }
 
     /// How a flag varies as a dimension of the matrix: its items, their place in `RunSettings`, and
     /// how a cell's name and summary.csv show them.
-    public struct Dimension: Sendable {
+    struct Dimension: Sendable {
         /// summary.csv's column (and requests.csv's, histograms.json's key): `cancel`, `memory_cache_mb`.
-        public let column: String
+        let column: String
         /// A cell's name shows `label=value` (`memory-cache=16MB` with `unit`).
         let label: String
         let unit: String
@@ -91,7 +91,7 @@ public struct RunFlag: Sendable, CustomStringConvertible {
 }
 
 /// The groups `imgbench run --help` shows its flags in, in that order.
-public enum RunFlagGroup: String, Sendable, CaseIterable {
+enum RunFlagGroup: String, Sendable, CaseIterable {
     case workload = "The feed and its scrolling"
     case pipeline = "The pipeline: strategies, caches and policies"
     case network = "The network and the server"
@@ -111,5 +111,5 @@ public struct RunOutput: Sendable {
     /// Keep the embedded server's generated images between starts (`--no-corpus-cache`: no).
     public var corpusCache = true
 
-    public init() {}
+    init() {}
 }

@@ -8,10 +8,10 @@ import Foundation
 
 extension RunFlag {
     /// Every run flag, in help and application order.
-    public static let catalog: [RunFlag] = workload + pipeline + network + load + measurement + output + testing
+    static let catalog: [RunFlag] = workload + pipeline + network + load + measurement + output + testing
 
     /// A flag by its name without dashes.
-    public static func named(_ name: String) -> RunFlag? { byName[name] }
+    static func named(_ name: String) -> RunFlag? { byName[name] }
 
     private static let byName = Dictionary(uniqueKeysWithValues: catalog.map { ($0.name, $0) })
 

@@ -73,7 +73,7 @@ extension RunFlag {
     static func closest(to name: String) -> String? { Spelling.closest(to: name, among: spellings) }
 
     /// `--rows <rows>`, `--progressive`, `--coalesce <coalesce>, --no-coalesce`.
-    public var synopsis: String {
+    var synopsis: String {
         switch kind {
         case .flag: flag
         case .option: "\(flag) <\(valueName)>" + (inverted == nil ? "" : ", --no-\(name)")
@@ -82,7 +82,7 @@ extension RunFlag {
     }
 
     /// The flag's line of help: its text, its range if the text lacks it, its default.
-    public var helpLine: String {
+    var helpLine: String {
         var text = help
         if let range, !text.contains(range) { text += " \(range)" }
         if let defaultText, !text.contains("(default:") { text += " (default: \(defaultText))" }
@@ -130,7 +130,7 @@ extension RunFlag {
 
     /// What a shell offers after `words` (the words typed so far): the values of the flag just
     /// typed, else every spelling.
-    public static func completions(after words: [String]) -> [String] {
+    static func completions(after words: [String]) -> [String] {
         guard let last = words.last, last.hasPrefix("--"), let flag = named(String(last.dropFirst(2))), flag.kind != .flag else {
             return spellings.map { "--" + $0 }
         }
