@@ -78,7 +78,7 @@ extension RunFlag {
     }
 
     /// A dimension over a type's names (`--cancel none,offscreen`).
-    static func namedDimension<T: RawRepresentable & CaseIterable>(_ column: String, label: String, flag: String,
+    static func namedDimension<T: RawRepresentable & CaseIterable & SendableMetatype>(_ column: String, label: String, flag: String,
                                                                    at path: WritableKeyPath<RunSettings, T> & Sendable) -> Dimension
     where T.RawValue == String {
         Dimension(column: column, label: label, unit: "",
