@@ -37,14 +37,12 @@ struct MergeCommand: ParsableCommand {
             throw CommandFailure("the shards ran different configurations: \(shard) differs from \(shards[0]) in "
                                  + plans[0].differences(from: other).joined(separator: "; "))
         }
-        let merged = try CommandFailure.catching { try ShardMerge.merge(shards, plan: plans[0]) }
-        var results = merged.results
-        results.thresholdChecks = RunThresholds.evaluate(try parsedThresholds(), on: results.results)
+        var merged = try CommandFailure.catching { try ShardMerge.merge(shards, plan: plans[0]) }
+        merged.results.thresholdChecks = RunThresholds.evaluate(try parsedThresholds(), on: merged.results.results)
+        let results = merged.results
         let directory = URL(fileURLWithPath: out)
         try CommandFailure.catching("cannot write \(out)") {
-            try Reports.write(results, to: directory)
-            // Written from the shards' own text: every column as they measured it.
-            try merged.requestsCSV.write(to: directory.appendingPathComponent("requests.csv"), atomically: true, encoding: .utf8)
+            try merged.write(to: directory)
         }
         print(ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)) + RunThresholds.listing(results.thresholdChecks))
         print("\nMerged \(shards.count) shards (\(plans[0].settings.clients) clients): \(directory.path)/")

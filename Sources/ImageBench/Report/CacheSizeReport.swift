@@ -76,7 +76,7 @@ public struct CacheSizeReport: Sendable {
 /// step from 0 to a little past today's size and the largest useful one, and at today's size
 /// (`configured` 1).
 struct CacheCurveCSV: ReportWriter {
-    let fileName = "cache-curve.csv"
+    static let fileName = "cache-curve.csv"
     static let header = ["strategy", "concurrency", "format", "cache_mb", "memory_hit_rate", "configured"]
 
     init() {}

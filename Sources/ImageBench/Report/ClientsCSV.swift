@@ -2,7 +2,7 @@
 /// repeat (summary.csv's row for the cell combines them); a single user's run has one row per
 /// cell, the same as summary.csv's with `client` 0.
 struct ClientsCSV: ReportWriter {
-    let fileName = "clients.csv"
+    static let fileName = "clients.csv"
 
     init() {}
 

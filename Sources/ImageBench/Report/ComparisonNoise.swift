@@ -62,7 +62,7 @@ extension ResultsComparison {
 
     /// The trace's length in frames, from summary.json.
     static func traceFrames(_ directory: String) -> Int? {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("summary.json")),
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent(SummaryJSON.fileName)),
               let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let seconds = (document["workload"] as? [String: Any])?["trace_seconds"] as? Double,
               let fps = (document["configuration"] as? [String: Any])?["fps"] as? Int else { return nil }
@@ -71,7 +71,7 @@ extension ResultsComparison {
 
     /// Every request's placeholder time by cell, from requests.csv; nil without one.
     static func placeholderSamples(_ directory: String) -> [String: [SegmentMeans.Sample]]? {
-        guard let text = try? String(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("requests.csv"), encoding: .utf8)
+        guard let text = try? String(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent(RequestsCSV.fileName), encoding: .utf8)
         else { return nil }
         let rows = CSVTable.parse(text)
         guard let header = rows.first else { return nil }

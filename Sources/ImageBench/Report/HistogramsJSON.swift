@@ -6,7 +6,7 @@ import Foundation
 /// (timeseries.csv's counts and time-to-first-byte histograms) are kept too, so shards' time
 /// series add up second by second.
 struct HistogramsJSON: ReportWriter {
-    let fileName = "histograms.json"
+    static let fileName = "histograms.json"
 
     init() {}
 
@@ -78,6 +78,6 @@ struct HistogramsJSON: ReportWriter {
     }
 
     static func read(_ directory: URL) throws -> [Run] {
-        try JSONDecoder().decode([Run].self, from: Data(contentsOf: directory.appendingPathComponent("histograms.json")))
+        try JSONDecoder().decode([Run].self, from: Data(contentsOf: directory.appendingPathComponent(HistogramsJSON.fileName)))
     }
 }

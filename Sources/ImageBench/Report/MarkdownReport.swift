@@ -2,7 +2,7 @@ import Foundation
 
 /// `report.md`: the configuration and the comparison table, ready to paste into an issue.
 struct MarkdownReport: ReportWriter {
-    let fileName = "report.md"
+    static let fileName = "report.md"
 
     init() {}
 

@@ -11,7 +11,7 @@ public enum RecordedPlan {
     /// wrote (only `configuration.arguments`), `legacy` applied to those arguments. The command
     /// line passes its own parser as `legacy`, since only it knows the flags.
     public static func read(directory: String, legacy: (([String]) throws -> BenchmarkPlan)? = nil) throws(LoadError) -> BenchmarkPlan {
-        let file = URL(fileURLWithPath: directory).appendingPathComponent("summary.json")
+        let file = URL(fileURLWithPath: directory).appendingPathComponent(SummaryJSON.fileName)
         guard let data = try? Data(contentsOf: file),
               let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw LoadError(description: "\(file.path) is missing or not a summary.json")

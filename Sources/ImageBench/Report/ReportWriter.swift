@@ -2,12 +2,15 @@ import Foundation
 
 /// One output format of a results directory. Adding a format is adding a writer.
 public protocol ReportWriter: Sendable {
-    /// The file it writes in the results directory.
-    var fileName: String { get }
+    /// The file it writes in the results directory: the one place its name is spelled, which
+    /// the readers of a results directory use too.
+    static var fileName: String { get }
     func render(_ results: BenchmarkResults) throws -> String
 }
 
 extension ReportWriter {
+    public var fileName: String { Self.fileName }
+
     public func write(_ results: BenchmarkResults, to directory: URL) throws {
         try render(results).write(to: directory.appendingPathComponent(fileName), atomically: true, encoding: .utf8)
     }

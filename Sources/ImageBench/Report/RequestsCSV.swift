@@ -5,7 +5,7 @@ import Foundation
 /// and for the request that started a network load, that load's stage times and bytes; with
 /// `--progressive`, the frame its first preview was shown in.
 struct RequestsCSV: ReportWriter {
-    let fileName = "requests.csv"
+    static let fileName = "requests.csv"
 
     static let header = [
         "strategy", "concurrency", "repeat", "client", "request", "row", "image", "url", "source", "outcome",

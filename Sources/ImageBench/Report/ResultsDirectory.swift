@@ -12,7 +12,7 @@ public struct ResultsDirectory: Sendable {
     public let runs: [[String: String]]
 
     public init(path: String) throws(LoadError) {
-        let file = URL(fileURLWithPath: path).appendingPathComponent("summary.csv")
+        let file = URL(fileURLWithPath: path).appendingPathComponent(SummaryCSV.fileName)
         guard let text = try? String(contentsOf: file, encoding: .utf8) else {
             throw LoadError(description: "\(path) is not a results directory (no readable summary.csv)")
         }
@@ -49,7 +49,7 @@ public struct ResultsDirectory: Sendable {
         var table = CSVTable(header: header)
         for run in runs { table.append(header.map { run[$0] ?? "" }) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try table.rendered.write(to: directory.appendingPathComponent("summary.csv"), atomically: true, encoding: .utf8)
+        try table.rendered.write(to: directory.appendingPathComponent(SummaryCSV.fileName), atomically: true, encoding: .utf8)
         return ResultsDirectory(path: directory.path, header: header, runs: runs)
     }
 

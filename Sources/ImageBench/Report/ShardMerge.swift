@@ -9,9 +9,17 @@ public enum ShardMerge {
     }
 
     public struct Merged: Sendable {
-        public let results: BenchmarkResults
+        /// The command sets its threshold checks before writing.
+        public var results: BenchmarkResults
         /// requests.csv of every shard, one header.
         public let requestsCSV: String
+
+        /// The merged directory's reports, and its requests.csv from the shards' own text: every
+        /// column as they measured it.
+        public func write(to directory: URL) throws {
+            try Reports.write(results, to: directory)
+            try requestsCSV.write(to: directory.appendingPathComponent(RequestsCSV.fileName), atomically: true, encoding: .utf8)
+        }
     }
 
     /// The shards of `plan` (their common configuration, `--shard` left out) as one benchmark.
@@ -30,7 +38,7 @@ public enum ShardMerge {
             let table: [[String]]
             let runs: [HistogramsJSON.Run]
             do {
-                table = CSVTable.parse(try String(contentsOf: url.appendingPathComponent("clients.csv"), encoding: .utf8))
+                table = CSVTable.parse(try String(contentsOf: url.appendingPathComponent(ClientsCSV.fileName), encoding: .utf8))
                 runs = try HistogramsJSON.read(url)
             } catch {
                 throw MergeError(description: "\(directory): not an imgbench results directory with clients.csv and histograms.json")
@@ -62,7 +70,7 @@ public enum ShardMerge {
                 // Each shard's seconds count from its own start: shards started together add up.
                 timelines[key, default: Timeline()].add(Timeline(intervals: run.seconds ?? []))
             }
-            let text = (try? String(contentsOf: url.appendingPathComponent("requests.csv"), encoding: .utf8)) ?? ""
+            let text = (try? String(contentsOf: url.appendingPathComponent(RequestsCSV.fileName), encoding: .utf8)) ?? ""
             requests += requests.isEmpty ? text : String(text.drop { $0 != "\n" }.dropFirst())
             let rows = CSVTable.parse(text)
             if let header = rows.first {
@@ -101,7 +109,7 @@ public enum ShardMerge {
             results.append(result)
         }
         let first = (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directories[0])
-            .appendingPathComponent("summary.json")))) as? [String: Any]
+            .appendingPathComponent(SummaryJSON.fileName)))) as? [String: Any]
         let workload = first?["workload"] as? [String: Any] ?? [:]
         let benchmark = BenchmarkResults(plan: plan, results: results, corpusImages: workload["images"] as? Int ?? 0,
                                          corpusBytes: workload["corpus_bytes"] as? Int ?? 0,

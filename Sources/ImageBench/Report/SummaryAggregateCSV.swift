@@ -4,7 +4,7 @@ import Foundation
 /// main metric's median over the repeats and its 95% confidence interval (`_median`, `_ci_low`,
 /// `_ci_high`).
 struct SummaryAggregateCSV: ReportWriter {
-    let fileName = "summary-aggregate.csv"
+    static let fileName = "summary-aggregate.csv"
 
     init() {}
 

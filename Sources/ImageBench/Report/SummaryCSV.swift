@@ -1,6 +1,6 @@
 /// `summary.csv`: one row per strategy × concurrency × repeat, every metric of the design.
 struct SummaryCSV: ReportWriter {
-    let fileName = "summary.csv"
+    static let fileName = "summary.csv"
 
     init() {}
 

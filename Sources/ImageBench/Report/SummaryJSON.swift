@@ -2,7 +2,7 @@ import Foundation
 
 /// `summary.json`: the configuration and every run's metrics, for tools.
 public struct SummaryJSON: ReportWriter {
-    public let fileName = "summary.json"
+    public static let fileName = "summary.json"
 
     public init() {}
 

@@ -4,7 +4,7 @@
 /// completed, and the display latency of the images shown (two significant digits, with their n).
 /// A run's `http_requests` column adds up to its http_requests in summary.csv.
 struct TimeseriesCSV: ReportWriter {
-    let fileName = "timeseries.csv"
+    static let fileName = "timeseries.csv"
 
     static let header = [
         "strategy", "concurrency", "repeat", "second", "active_users", "requests", "http_requests", "bytes", "errors",

@@ -5,7 +5,7 @@ import Foundation
 /// latency distributions, the concurrency sweep, hitches, where requests were served from, a
 /// scroll timeline around the worst moment of one run, and the configuration.
 struct HTMLReport: ReportWriter {
-    let fileName = "report.html"
+    static let fileName = "report.html"
 
     init() {}
 
