@@ -59,8 +59,10 @@ struct CancellationTests {
         let fetch = Task {
             try await transport.fetchAsync("\(server.baseURL)/\(corpus.images[0].path)", expectedBytes: nil, token: token)
         }
-        // Cancelled once the server holds the request (its connection is open), not after a guessed time.
-        #expect(try await waitUntil { server.connectionCounts.open == 1 }, "\(server.connectionCounts)")
+        // Cancelled once the server holds the request (its connection is open), not after a guessed
+        // time. The deadline is long: under the whole suite the fetch's task can wait a long time
+        // for a cooperative thread before it even connects.
+        #expect(try await waitUntil(deadline: 120) { server.connectionCounts.open >= 1 }, "\(server.connectionCounts)")
         #expect(token.cancel() == .inFlight)
         let result = await fetch.result
         guard case .failure(let error) = result, case .cancelled(let received, _) = error as? FetchError else {
