@@ -6,9 +6,7 @@ extension ImagePipeline {
     /// A load past its fetch: what the later stages need to finish it.
     struct Arrived: Sendable {
         let source: LoadSource
-        let request: LoadRequest
-        let id: Int
-        let token: LoadToken
+        let task: LoadTask
         var stages: StageTimes
         let attempts: Int
         let earlierBytes: Int
@@ -23,8 +21,8 @@ extension ImagePipeline {
         var deadline: UInt64?
 
         func finish(_ outcome: LoadOutcome, bytes: Int? = nil, pixels: Int = 0, store: [UInt8]? = nil) -> Step {
-            token.finish()
-            let completion = LoadCompletion(loadID: id, source: source, outcome: outcome, stages: stages,
+            task.token.finish()
+            let completion = LoadCompletion(loadID: task.id, source: source, outcome: outcome, stages: stages,
                                             bytesReceived: source == .network ? earlierBytes + (bytes ?? self.bytes) : 0,
                                             sourcePixels: pixels, finishedAt: MonotonicClock.now(), attempts: attempts,
                                             decodeWarnings: decodeWarnings, bodySize: bodySize, resumedBytes: resumedBytes,
@@ -42,13 +40,13 @@ extension ImagePipeline {
 
     /// The fetch's outcome, then the decode here or on the decode queue. `fullSize`: every stage
     /// here (the naive disk read on the main loop).
-    func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, request: LoadRequest,
-                 id: Int, token: LoadToken, stages initial: StageTimes, fetchStarted: UInt64,
+    func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, task: LoadTask,
+                 stages initial: StageTimes, fetchStarted: UInt64,
                  attempts: Int = 1, earlierBytes: Int = 0, fullSize: Bool = false) -> Step {
         // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
         let fetchEnd = MonotonicClock.now()
         let fetchTime = fetchEnd - min(fetchEnd, fetchStarted)
-        var load = Arrived(source: source, request: request, id: id, token: token, stages: initial, attempts: attempts,
+        var load = Arrived(source: source, task: task, stages: initial, attempts: attempts,
                            earlierBytes: earlierBytes, stageEnded: fetchEnd)
         let result: FetchResult
         switch fetched {
@@ -72,16 +70,16 @@ extension ImagePipeline {
         // out of time already); a disk hit's from its read.
         let attemptTime = min(fetchTime, result.timeToFirstByte + result.transfer)
         load.deadline = timeoutNanoseconds.map { fetchEnd - attemptTime + $0 }
-        guard !token.isCancelled else { return load.finish(.cancelled) }
+        guard !task.token.isCancelled else { return load.finish(.cancelled) }
         if !decodes {
             var standIn = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: Self.standInPixels)
             standIn.standInCost = targetSize.pixelCount * 4
-            memoryCache.insert(standIn, for: request.cacheKey)
+            memoryCache.insert(standIn, for: task.request.cacheKey)
             return load.finish(.image(standIn))
         }
         guard stages.decodeQueue != nil, !fullSize else { return decode(load, result.bytes, fullSize: fullSize) }
         let arrived = load
-        return .next(PendingStage(kind: .decode, token: token) { decode(arrived, result.bytes, fullSize: false) })
+        return .next(PendingStage(kind: .decode, task: task) { decode(arrived, result.bytes, fullSize: false) })
     }
 
     /// Decoding to the cell's size (the naive path: at full size), then the filter here or on
@@ -89,12 +87,12 @@ extension ImagePipeline {
     private func decode(_ arrived: Arrived, _ bytes: [UInt8], fullSize: Bool) -> Step {
         var load = arrived
         let started = load.start()
-        guard !load.token.isCancelled else { return load.finish(.cancelled) }
+        guard !load.task.token.isCancelled else { return load.finish(.cancelled) }
         stages.decoding.enter()
         var image: DecodedImage
         // The decode stops part-way if the load is cancelled or runs out of time.
         var limits = decodeLimits
-        limits.stop = DecodeStop(token: load.token, deadline: load.deadline)
+        limits.stop = DecodeStop(token: load.task.token, deadline: load.deadline)
         do {
             defer { stages.decoding.leave() }
             let decoded = try decoder.decode(bytes, targetSize: fullSize ? nil : targetSize, limits: limits)
@@ -111,24 +109,24 @@ extension ImagePipeline {
         let decoded = MonotonicClock.now()
         load.stages.decode = decoded - started
         load.stageEnded = decoded
-        guard !load.token.isCancelled else { return load.finish(.cancelled, pixels: image.sourceSize.pixelCount) }
+        guard !load.task.token.isCancelled else { return load.finish(.cancelled, pixels: image.sourceSize.pixelCount) }
         // Only bytes that decoded are worth keeping on disk.
         let store = load.source == .network && diskCache != nil ? bytes : nil
         guard stages.filterQueue != nil, !fullSize else { return filter(load, image, fullSize: fullSize, store: store) }
         let done = load, decodedImage = image
-        return .next(PendingStage(kind: .filter, token: load.token) { filter(done, decodedImage, fullSize: false, store: store) })
+        return .next(PendingStage(kind: .filter, task: load.task) { filter(done, decodedImage, fullSize: false, store: store) })
     }
 
     /// The filter, then the memory cache.
     private func filter(_ decoded: Arrived, _ image: DecodedImage, fullSize: Bool, store: [UInt8]?) -> Step {
         var load = decoded, image = image
         let started = load.start()
-        guard !load.token.isCancelled else { return load.finish(.cancelled, pixels: image.sourceSize.pixelCount) }
+        guard !load.task.token.isCancelled else { return load.finish(.cancelled, pixels: image.sourceSize.pixelCount) }
         stages.filtering.enter()
         processor.apply(to: &image)
         stages.filtering.leave()
         if fullSize { image = Downsampler.aspectFill(image, to: targetSize) }
-        memoryCache.insert(image, for: load.request.cacheKey)
+        memoryCache.insert(image, for: load.task.request.cacheKey)
         load.stages.filter = MonotonicClock.now() - started
         return load.finish(.image(image), pixels: image.sourceSize.pixelCount, store: store)
     }

@@ -61,161 +61,90 @@ public struct ImagePipeline: Sendable {
         }
     }
 
-    /// Runs one load on the calling thread, up to its first stage queue if there is one. Returns
-    /// nil if the load was cancelled before it started (nothing was done, and the main loop
-    /// already knows).
-    func load(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                     transport: any Transport, gauge: ConcurrencyGauge? = nil) -> Step? {
-        let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
-        guard case .fetch(var fetch) = begun else { return begun.step }
-        while true {
-            let fetched = Result { () throws(FetchError) -> FetchResult in
-                try transport.fetch(request.url, expectedBytes: request.expectedBytes, attempt: fetch.attempts.number,
-                                    token: token)
+    /// The one path of every load: claim the task's token, try the disk cache, fetch (with its
+    /// retries), then decode and filter here or hand the load to a stage queue. `completion` runs
+    /// once, with where the load is: finished, waiting for a stage queue, or nil if it was
+    /// cancelled before it began (nothing was done, and the main loop already knows). `context`
+    /// says where the load goes on after each wait; nothing here knows which strategy runs it.
+    func start(_ task: LoadTask, transport: any Transport, gauge: ConcurrencyGauge? = nil,
+               on context: any LoadContext, completion: @escaping @Sendable (Step?) -> Void) {
+        // Reading the disk cache is disk work: never on the main loop or a network thread.
+        context.resume(heavy: diskCache != nil) { [self] in
+            guard task.token.begin() else { return completion(nil) }
+            gauge?.enter()
+            let started = MonotonicClock.now()
+            if let step = fromDisk(task, started: started) {
+                gauge?.leave()
+                return completion(step)
             }
-            guard fetch.attempts.shouldRetry(after: fetched), fetch.attempts.pause() else { return end(fetch, with: fetched) }
-        }
-    }
-
-    /// The same load from a task: the fetch suspends where the transport allows; decoding and
-    /// filtering run on the task's thread.
-    func loadAsync(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                          transport: any Transport, gauge: ConcurrencyGauge? = nil) async -> Step? {
-        let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
-        guard case .fetch(var fetch) = begun else { return begun.step }
-        while true {
-            let fetched: Result<FetchResult, FetchError>
-            do {
-                fetched = .success(try await transport.fetchAsync(request.url, expectedBytes: request.expectedBytes,
-                                                                  attempt: fetch.attempts.number, token: token))
-            } catch {
-                fetched = .failure(error)
-            }
-            guard fetch.attempts.shouldRetry(after: fetched), await fetch.attempts.pauseAsync() else {
-                return end(fetch, with: fetched)
-            }
-        }
-    }
-
-    /// The same load with no thread waiting for it (the events strategy): the fetch starts on the
-    /// multi transport's network thread and this returns; `completion` runs when the load is over,
-    /// on the network thread or, where there is decoding or a disk cache to do, on a Dispatch
-    /// queue (CPU and disk work never runs on the network thread, nor on the caller's, which is
-    /// the main loop).
-    func loadEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                            transport: any Transport, gauge: ConcurrencyGauge? = nil,
-                            completion: @escaping @Sendable (Step?) -> Void) {
-        guard let network = transport as? CurlMultiTransport else {
-            // No callbacks to wait on (a test's transport; plans refuse events without multi):
-            // block a Dispatch thread instead, as a GCD design does.
-            DispatchQueue.global().async {
-                completion(load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
-            }
-            return
-        }
-        let begin: @Sendable () -> Void = { beginEvented(request, id: id, token: token, submittedAt: submittedAt, network: network, gauge: gauge,
-                                                      completion: completion) }
-        // A disk cache is read before the fetch: disk work goes to a queue, never the main loop.
-        if diskCache != nil { DispatchQueue.global().async(execute: begin) } else { begin() }
-    }
-
-    private func beginEvented(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                              network: CurlMultiTransport, gauge: ConcurrencyGauge?,
-                              completion: @escaping @Sendable (Step?) -> Void) {
-        let begun = begin(request, id: id, token: token, submittedAt: submittedAt, gauge: gauge)
-        guard case .fetch(let fetch) = begun else { return completion(begun.step) }
-        fetchEvented(fetch, network: network, completion: completion)
-    }
-
-    private func fetchEvented(_ fetch: NetworkFetch, network: CurlMultiTransport,
-                              completion: @escaping @Sendable (Step?) -> Void) {
-        network.start(fetch.request.url, expectedBytes: fetch.request.expectedBytes, attempt: fetch.attempts.number,
-                      token: fetch.token) { fetched in
-            var fetch = fetch
-            if fetch.attempts.shouldRetry(after: fetched) {
-                let failed = fetch
-                return fetch.attempts.pauseEvented { attempts in
-                    guard let attempts else { return completion(end(failed, with: fetched)) }
-                    var again = failed
-                    again.attempts = attempts
-                    fetchEvented(again, network: network, completion: completion)
-                }
-            }
-            let fetchedAll = fetch
-            guard decodes, case .success = fetched else { return completion(end(fetchedAll, with: fetched)) }
-            DispatchQueue.global().async { completion(end(fetchedAll, with: fetched)) }
-        }
-    }
-
-    /// How `begin` left a load: done without the network, or due to fetch.
-    private enum Begun {
-        /// Cancelled before it began (nil), or served from the disk cache.
-        case done(Step?)
-        case fetch(NetworkFetch)
-
-        var step: Step? {
-            if case .done(let step) = self { step } else { nil }
+            stages.network.enter()
+            let fetchStarted = MonotonicClock.now()
+            let fetch = NetworkFetch(task: task, gauge: gauge, fetchStarted: fetchStarted, attempts: FetchAttempts(policy: retry),
+                                     stages: stageTimes(submittedAt: task.submittedAt, started: started, fetchStarted: fetchStarted))
+            self.fetch(fetch, transport: transport, on: context, completion: completion)
         }
     }
 
     /// A load on its way to the network: what `end` needs, and the attempts so far.
-    private struct NetworkFetch {
-        let request: LoadRequest
-        let id: Int
-        let token: LoadToken
+    private struct NetworkFetch: Sendable {
+        let task: LoadTask
         let gauge: ConcurrencyGauge?
-        let stages: StageTimes
         let fetchStarted: UInt64
         var attempts: FetchAttempts
+        let stages: StageTimes
     }
 
-    /// The start `load` and `loadAsync` share: claim the token, count the load as running, try the
-    /// disk cache. A load that goes on to fetch stays counted until `end`.
-    private func begin(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                       gauge: ConcurrencyGauge?) -> Begun {
-        guard token.begin() else { return .done(nil) }
-        gauge?.enter()
-        let started = MonotonicClock.now()
-        if let step = fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: started) {
-            gauge?.leave()
-            return .done(step)
+    /// The retry loop: one attempt through the transport; after a failure another attempt can
+    /// cure, the backoff, then the next attempt.
+    private func fetch(_ fetch: NetworkFetch, transport: any Transport, on context: any LoadContext,
+                       completion: @escaping @Sendable (Step?) -> Void) {
+        let attempt: @Sendable () -> Void = { [self] in
+            transport.start(fetch.task.fetch(attempt: fetch.attempts.number)) { fetched in
+                // Only decoding is heavy; a failure and --no-decode's stand-in end where they are.
+                let arrived = if case .success = fetched { decodes } else { false }
+                context.resume(heavy: arrived) { [self] in
+                    var judged = fetch
+                    let again = judged.attempts.shouldRetry(after: fetched)
+                    let failed = judged
+                    guard again else { return completion(end(failed, with: fetched)) }
+                    context.pause(failed.attempts.backoff, unless: failed.task.token) { [self] carryOn in
+                        guard carryOn else { return completion(end(failed, with: fetched)) }
+                        var next = failed
+                        next.attempts.next()
+                        self.fetch(next, transport: transport, on: context, completion: completion)
+                    }
+                }
+            }
         }
-        stages.network.enter()
-        let fetchStarted = MonotonicClock.now()
-        return .fetch(NetworkFetch(request: request, id: id, token: token, gauge: gauge,
-                                   stages: stageTimes(submittedAt: submittedAt, started: started, fetchStarted: fetchStarted),
-                                   fetchStarted: fetchStarted, attempts: FetchAttempts(policy: retry, token: token)))
+        // A blocking transport fetches on the calling thread, which must not be the main loop's.
+        if transport.blocksCaller { context.resume(heavy: true, attempt) } else { attempt() }
     }
 
-    /// The end `load` and `loadAsync` share: the fetched bytes through the rest of the pipeline
-    /// (or to the decode queue, whereupon the load's slot is free).
+    /// The fetched bytes through the rest of the pipeline (or to the decode queue, whereupon the
+    /// load's slot is free).
     private func end(_ fetch: NetworkFetch, with fetched: Result<FetchResult, FetchError>) -> Step {
         stages.network.leave()
         defer { fetch.gauge?.leave() }
-        return process(fetched, source: .network, request: fetch.request, id: fetch.id, token: fetch.token,
-                       stages: fetch.stages, fetchStarted: fetch.fetchStarted, attempts: fetch.attempts.number,
-                       earlierBytes: fetch.attempts.earlierBytes)
+        return process(fetched, source: .network, task: fetch.task, stages: fetch.stages, fetchStarted: fetch.fetchStarted,
+                       attempts: fetch.attempts.number, earlierBytes: fetch.attempts.earlierBytes)
     }
 
     /// The classic `cellForRow` disk read (`--disk-read main`), run where it is called: read the
     /// cached file, decode it at full size as `UIImage(contentsOfFile:)` does, filter the full
     /// bitmap, then scale it to the cell. Nil when the disk cache has no good entry.
     func loadFromDiskNaively(_ request: LoadRequest, id: Int, submittedAt: UInt64) -> LoadCompletion? {
-        let token = LoadToken()
-        _ = token.begin()
-        return fromDisk(request, id: id, token: token, submittedAt: submittedAt, started: MonotonicClock.now(),
-                        fullSize: true)?.output?.completion
+        let task = LoadTask(id: id, request: request, submittedAt: submittedAt)
+        _ = task.token.begin()
+        return fromDisk(task, started: MonotonicClock.now(), fullSize: true)?.output?.completion
     }
 
     /// A disk hit's bytes through the rest of the pipeline; the naive path (`fullSize`) runs all
     /// of it here, on the main loop.
-    private func fromDisk(_ request: LoadRequest, id: Int, token: LoadToken, submittedAt: UInt64,
-                          started: UInt64, fullSize: Bool = false) -> Step? {
-        guard let diskCache, let bytes = diskCache.data(for: request.cacheKey.text) else { return nil }
+    private func fromDisk(_ task: LoadTask, started: UInt64, fullSize: Bool = false) -> Step? {
+        guard let diskCache, let bytes = diskCache.data(for: task.request.cacheKey.text) else { return nil }
         let read = MonotonicClock.now()
-        return process(.success(FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)), source: .disk,
-                       request: request, id: id, token: token,
-                       stages: stageTimes(submittedAt: submittedAt, started: started, fetchStarted: read), fetchStarted: read,
+        return process(.success(FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)), source: .disk, task: task,
+                       stages: stageTimes(submittedAt: task.submittedAt, started: started, fetchStarted: read), fetchStarted: read,
                        fullSize: fullSize)
     }
 

@@ -20,8 +20,6 @@ public final class LoadToken: Sendable {
 
     private let raw = Atomic<UInt8>(State.queued.rawValue)
     private let cancelHandler = Locked<(@Sendable () -> Void)?>(nil)
-    private let observer = Locked<(any BodyObserver)?>(nil)
-    private let partials = Locked<PartialDownloads?>(nil)
 
     public init() {}
 
@@ -63,20 +61,6 @@ public final class LoadToken: Sendable {
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
         cancelHandler.withLockedValue { $0 = handler }
         if isCancelled { handler() }
-    }
-
-    /// Who watches this load's body as it arrives (`--progressive`); set before its fetch. The
-    /// token carries it so that every transport, and every wrapper of one, passes it along.
-    var bodyObserver: (any BodyObserver)? {
-        get { observer.withLockedValue { $0 } }
-        set { observer.withLockedValue { $0 = newValue } }
-    }
-
-    /// Where this load's transfer resumes from and keeps what it got if cancelled (`--resume`);
-    /// set before its fetch.
-    var partialDownloads: PartialDownloads? {
-        get { partials.withLockedValue { $0 } }
-        set { partials.withLockedValue { $0 = newValue } }
     }
 }
 

@@ -25,11 +25,10 @@ final class PipelineStages: Sendable {
 
     /// Runs `stage` on its queue, then hands where the load is after it to `deliver` (on the
     /// queue's thread). A stage whose load was cancelled meanwhile still runs, to report it.
-    func submit(_ stage: PendingStage, priority: LoadPriority, deliver: @escaping @Sendable (ImagePipeline.Step) -> Void) {
-        let queue = stage.kind == .decode ? decodeQueue : filterQueue
-        let job = LoadJob(id: 0, token: stage.token, priority: priority, work: StageWork { deliver(stage.run()) })
-        guard let queue else { return job.run() }
-        queue.submit(job)
+    /// Visible rows' stages run before prefetches'.
+    func submit(_ stage: PendingStage, deliver: @escaping @Sendable (ImagePipeline.Step) -> Void) {
+        guard let queue = stage.kind == .decode ? decodeQueue : filterQueue else { return deliver(stage.run()) }
+        queue.submit(LoadJob(stage.task, work: StageWork { deliver(stage.run()) }))
     }
 
     /// Waits for both queues: decodes first, since a decode can hand its load to the filter queue.
@@ -48,13 +47,18 @@ final class PipelineStages: Sendable {
 struct PendingStage: Sendable {
     enum Kind: Sendable { case decode, filter }
     let kind: Kind
-    let token: LoadToken
+    let task: LoadTask
     let run: @Sendable () -> ImagePipeline.Step
 }
 
-/// A stage's work as a job of a stage queue.
+/// A stage's work as a job of a stage queue: all of it on the queue's thread.
 private struct StageWork: LoadWork {
     let body: @Sendable () -> Void
-    func run() { body() }
-    func runAsync() async { body() }
+
+    func start(on context: any LoadContext, then done: @escaping @Sendable () -> Void) {
+        context.resume(heavy: true) {
+            body()
+            done()
+        }
+    }
 }

@@ -19,11 +19,13 @@ final class LoadRegistry {
     }
 
     /// Makes the job's work: the pipeline's load of one image, delivered to the run's inbox.
-    typealias WorkFactory = (_ request: LoadRequest, _ id: Int, _ token: LoadToken, _ submittedAt: UInt64,
-                            _ priority: LoadPriority) -> any LoadWork
+    typealias WorkFactory = (LoadTask) -> any LoadWork
+    /// Who watches a load's body (`--progressive`, `--resume`), by its id.
+    typealias ObserverFactory = (_ loadID: Int) -> LoadObservers
 
     let scheduler: any LoadScheduling
     private let makeWork: WorkFactory
+    private let observe: ObserverFactory
     private let coalesce: Bool
     private var loads: [Int: ActiveLoad] = [:]
     private var loadForKey: [CacheKey: Int] = [:]
@@ -32,9 +34,11 @@ final class LoadRegistry {
     private(set) var prefetching: [Int: Int] = [:]
     private var nextLoadID = 0
 
-    init(scheduler: any LoadScheduling, coalesce: Bool, makeWork: @escaping WorkFactory) {
+    init(scheduler: any LoadScheduling, coalesce: Bool, observe: @escaping ObserverFactory = { _ in LoadObservers() },
+         makeWork: @escaping WorkFactory) {
         self.scheduler = scheduler
         self.coalesce = coalesce
+        self.observe = observe
         self.makeWork = makeWork
     }
 
@@ -54,10 +58,9 @@ final class LoadRegistry {
                submit: Bool = true) -> Int {
         let loadID = nextLoadID
         nextLoadID += 1
-        let token = LoadToken()
-        let request = LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes)
-        let priority: LoadPriority = prefetchRow == nil ? .visible : .prefetch
-        let job = LoadJob(id: loadID, token: token, priority: priority, work: makeWork(request, loadID, token, submittedAt, priority))
+        let task = LoadTask(id: loadID, request: LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
+                            priority: prefetchRow == nil ? .visible : .prefetch, submittedAt: submittedAt, observers: observe(loadID))
+        let job = LoadJob(task, work: makeWork(task))
         loads[loadID] = ActiveLoad(job: job, key: image.cacheKey, imageID: imageID, origin: origin,
                                    prefetchRow: prefetchRow, waiting: origin.map { [$0] } ?? [])
         if let origin { loadForRequest[origin] = loadID }

@@ -5,43 +5,13 @@
 struct PipelineLoad: LoadWork {
     let pipeline: ImagePipeline
     let transport: any Transport
-    let request: LoadRequest
-    let id: Int
-    let token: LoadToken
-    let submittedAt: UInt64
+    let task: LoadTask
     let gauge: ConcurrencyGauge
     let inbox: DeliveryInbox
-    /// Its stages' place in their queues (`PipelineStages`): visible rows' before prefetches'.
-    let priority: LoadPriority
-    /// `--progressive`: previews of a progressive JPEG while it arrives.
-    let progressive: Bool
-    /// `--resume`: the user's kept partial bodies.
-    let partials: PartialDownloads?
 
-    /// Set before the fetch: the transfer watches its body for complete scans, and resumes or
-    /// keeps a partial body.
-    private func prepareTransfer() {
-        if let partials { token.partialDownloads = partials }
-        guard progressive else { return }
-        let inbox = inbox
-        token.bodyObserver = ProgressivePreviewer(loadID: id, pipeline: pipeline, offload: transport.kind == .multi) { inbox.post($0) }
-    }
-
-    func run() {
-        prepareTransfer()
-        deliver(pipeline.load(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge))
-    }
-
-    func runAsync() async {
-        prepareTransfer()
-        deliver(await pipeline.loadAsync(request, id: id, token: token, submittedAt: submittedAt,
-                                         transport: transport, gauge: gauge))
-    }
-
-    func start(then done: @escaping @Sendable () -> Void) {
-        prepareTransfer()
-        pipeline.loadEvented(request, id: id, token: token, submittedAt: submittedAt, transport: transport, gauge: gauge) {
-            deliver($0)
+    func start(on context: any LoadContext, then done: @escaping @Sendable () -> Void) {
+        pipeline.start(task, transport: transport, gauge: gauge, on: context) { step in
+            deliver(step)
             done()
         }
     }
@@ -50,11 +20,10 @@ struct PipelineLoad: LoadWork {
     private func deliver(_ step: ImagePipeline.Step?) {
         switch step {
         case nil: return
-        case .next(let stage): return pipeline.stages.submit(stage, priority: priority) { deliver($0) }
-        case .finished: break
+        case .next(let stage): return pipeline.stages.submit(stage) { deliver($0) }
+        case .finished(let output):
+            inbox.post(output.completion)
+            if let bytes = output.bytesToStore { pipeline.diskCache?.store(bytes, for: task.request.cacheKey.text) }
         }
-        guard let output = step?.output else { return }
-        inbox.post(output.completion)
-        if let bytes = output.bytesToStore { pipeline.diskCache?.store(bytes, for: request.cacheKey.text) }
     }
 }

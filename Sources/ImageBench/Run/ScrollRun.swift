@@ -56,11 +56,14 @@ final class ScrollRun {
         self.pipeline = pipeline
         let (gauge, inbox) = (self.gauge, self.inbox)
         let partials = settings.resume == true ? PartialDownloads() : nil
-        registry = LoadRegistry(scheduler: cell.strategy.makeScheduler(concurrency: cell.concurrency),
-                                coalesce: settings.coalesce) { request, id, token, submittedAt, priority in
-            PipelineLoad(pipeline: pipeline, transport: transport, request: request, id: id, token: token,
-                         submittedAt: submittedAt, gauge: gauge, inbox: inbox, priority: priority,
-                         progressive: settings.progressive == true, partials: partials)
+        let progressive = settings.progressive == true
+        registry = LoadRegistry(scheduler: cell.strategy.makeScheduler(concurrency: cell.concurrency), coalesce: settings.coalesce,
+                                observe: { id in
+            LoadObservers(body: progressive ? ProgressivePreviewer(loadID: id, pipeline: pipeline, offload: !transport.blocksCaller) {
+                inbox.post($0)
+            } : nil, partials: partials)
+        }) { task in
+            PipelineLoad(pipeline: pipeline, transport: transport, task: task, gauge: gauge, inbox: inbox)
         }
     }
 

@@ -1,53 +1,35 @@
 import Foundation
 
-/// The work of one job, runnable from a thread or from a task. The pipeline's load of one image is
-/// the real one; tests use instrumented work.
+/// The work of one job: it starts, goes on in `context` whenever it waited for something, and
+/// calls `done` once it is over. The pipeline's load of one image is the real one; tests use
+/// instrumented work.
 protocol LoadWork: Sendable {
-    /// Runs on the calling thread, blocking it for the fetch.
-    func run()
-    /// Runs in the calling task, suspending for the fetch where its transport allows.
-    func runAsync() async
-    /// Starts the load and returns without waiting for it; `done` runs once it has finished
-    /// (on whatever thread finished it).
-    func start(then done: @escaping @Sendable () -> Void)
-}
-
-extension LoadWork {
-    /// Work with no callback form of its own runs on a Dispatch queue.
-    func start(then done: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().async {
-            run()
-            done()
-        }
-    }
+    func start(on context: any LoadContext, then done: @escaping @Sendable () -> Void)
 }
 
 /// One unit of work a strategy runs: the whole load of one image (fetch, decode, filter, cache,
-/// deliver). The strategy decides where and when it runs; the token decides whether.
+/// deliver). The strategy decides where and when it runs; the task's token decides whether. How
+/// the strategy waits for it is one of three thin adapters over the same `start`.
 final class LoadJob: Sendable {
-    let id: Int
-    let token: LoadToken
-    /// Loads for visible rows run before prefetches where a strategy can order its queue.
-    let priority: LoadPriority
+    let task: LoadTask
     private let work: any LoadWork
 
-    init(id: Int, token: LoadToken = LoadToken(), priority: LoadPriority = .visible, work: any LoadWork) {
-        self.id = id
-        self.token = token
-        self.priority = priority
+    init(_ task: LoadTask, work: any LoadWork) {
+        self.task = task
         self.work = work
     }
 
-    func run() { work.run() }
-    func runAsync() async { await work.runAsync() }
-    func start(then done: @escaping @Sendable () -> Void) { work.start(then: done) }
-}
+    var id: Int { task.id }
+    var token: LoadToken { task.token }
+    var priority: LoadPriority { task.priority }
 
-enum LoadPriority: Int, Sendable, Comparable {
-    case prefetch = 0
-    case visible = 1
-
-    static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// Runs on the calling thread, blocking it until the load is over.
+    func run() { WorkerContext.run { context, done in work.start(on: context, then: done) } }
+    /// Runs in the calling task, suspending where the load waits.
+    func runAsync() async { await TaskContext.run { context, done in work.start(on: context, then: done) } }
+    /// Starts the load and returns without waiting for it; `done` runs once it has finished
+    /// (on whatever thread finished it).
+    func start(then done: @escaping @Sendable () -> Void) { work.start(on: CallbackContext(), then: done) }
 }
 
 /// The seam every strategy implements: how loads run concurrently. All strategies share the

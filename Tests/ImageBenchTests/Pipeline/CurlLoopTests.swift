@@ -92,17 +92,17 @@ struct CurlLoopTests {
         let token = LoadToken()
         _ = token.begin()
         // A minute's backoff: only the cancel can answer within the half minute waited here.
-        var attempts = FetchAttempts(policy: RetryPolicy(retries: 3, backoffMilliseconds: 60_000), token: token)
+        var attempts = FetchAttempts(policy: RetryPolicy(retries: 3, backoffMilliseconds: 60_000))
         let retries = attempts.shouldRetry(after: .failure(.connection("refused")))
         #expect(retries)
         let gotNext = Locked<Bool?>(nil)
         let answered = DispatchSemaphore(value: 0)
-        attempts.pauseEvented { next in
-            gotNext.withLockedValue { $0 = next != nil }
+        CallbackContext().pause(attempts.backoff, unless: token) { carryOn in
+            gotNext.withLockedValue { $0 = carryOn }
             answered.signal()
         }
         _ = token.cancel()
         #expect(answered.wait(timeout: .now() + 30) == .success)
-        #expect(gotNext.withLockedValue { $0 } == false, "answered with nil: no further attempt")
+        #expect(gotNext.withLockedValue { $0 } == false, "answered with false: no further attempt")
     }
 }

@@ -127,11 +127,9 @@ struct DecodeStopTests {
     struct BytesTransport: Transport {
         let bytes: [UInt8]
         var kind: TransportKind { .blocking }
-        func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
-            FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)
-        }
-        func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
-            try fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
+        var blocksCaller: Bool { true }
+        func start(_ request: FetchRequest, completion: @escaping FetchCompletion) {
+            completion(.success(FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)))
         }
         func shutdown() {}
     }

@@ -36,10 +36,8 @@ struct HostileNumberTests {
         defer { server.stop() }
         let url = "\(server.baseURL)/photo.jpg", partials = PartialDownloads()
         partials.keep(url, bytes: [UInt8](repeating: 7, count: 100), validator: "\"v1\"", total: 1_000)
-        let token = LoadToken()
-        token.partialDownloads = partials
         let fetcher = CurlFetcher(limits: FetchLimits(timeoutMilliseconds: 5_000, stallMilliseconds: 2_000))
-        return Result { () throws(FetchError) in try fetcher.fetch(url, expectedBytes: nil, token: token) }
+        return Result { () throws(FetchError) in try fetcher.fetch(FetchRequest(url: url, partials: partials)) }
     }
 
     @Test("--resume: a 206 whose range ends at 2^63 - 1 (or whose total is) is refused as not continuing the kept bytes")

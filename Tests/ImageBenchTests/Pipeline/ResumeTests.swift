@@ -19,9 +19,8 @@ struct ResumeTests {
     static func cancelHalfway(_ url: String, size: Int, into partials: PartialDownloads, transport: any Transport) throws -> Int {
         let token = LoadToken()
         _ = token.begin()
-        token.partialDownloads = partials
-        token.bodyObserver = CancelHalfway(token: token, size: size)
-        #expect(throws: FetchError.self) { try transport.fetch(url, expectedBytes: nil, token: token) }
+        let request = FetchRequest(url: url, token: token, bodyObserver: CancelHalfway(token: token, size: size), partials: partials)
+        #expect(throws: FetchError.self) { try transport.fetch(request) }
         try #require(partials.count == 1, "the cancelled transfer's body is kept")
         let kept = try #require(partials.take(url))
         partials.keep(url, bytes: kept.bytes, validator: kept.validator, total: kept.total)
@@ -33,8 +32,7 @@ struct ResumeTests {
     static func fetchAgain(_ url: String, partials: PartialDownloads, transport: any Transport) throws -> FetchResult {
         let token = LoadToken()
         _ = token.begin()
-        token.partialDownloads = partials
-        return try transport.fetch(url, expectedBytes: nil, token: token)
+        return try transport.fetch(FetchRequest(url: url, token: token, partials: partials))
     }
 
     @Test("a transfer cancelled half-way resumes with a Range request for the rest; the image is byte for byte the whole download")

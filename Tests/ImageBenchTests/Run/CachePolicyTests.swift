@@ -12,17 +12,18 @@ final class RecordingTransport: Transport, Sendable {
     var kind: TransportKind { inner.kind }
     var peakPerURL: [String: Int] { state.withLockedValue { $0.peak } }
 
-    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
+    var blocksCaller: Bool { inner.blocksCaller }
+
+    func start(_ request: FetchRequest, completion: @escaping FetchCompletion) {
+        let url = request.url
         state.withLockedValue { s in
             s.running[url, default: 0] += 1
             s.peak[url] = max(s.peak[url] ?? 0, s.running[url]!)
         }
-        defer { state.withLockedValue { $0.running[url]! -= 1 } }
-        return try inner.fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
-    }
-
-    func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
-        try fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
+        inner.start(request) { [state] result in
+            state.withLockedValue { $0.running[url]! -= 1 }
+            completion(result)
+        }
     }
 
     func shutdown() { inner.shutdown() }

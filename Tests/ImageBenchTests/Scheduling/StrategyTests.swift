@@ -6,17 +6,19 @@ import Testing
 struct InstrumentedWork: LoadWork {
     let body: @Sendable () -> Void
 
-    func run() { body() }
-    func runAsync() async { body() }
+    func start(on context: any LoadContext, then done: @escaping @Sendable () -> Void) {
+        context.resume(heavy: true) {
+            body()
+            done()
+        }
+    }
 }
 
 /// Work that only has a callback form: `start` hands its completion to `body`.
 struct CallbackWork: LoadWork {
     let body: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    func run() {}
-    func runAsync() async {}
-    func start(then done: @escaping @Sendable () -> Void) { body(done) }
+    func start(on context: any LoadContext, then done: @escaping @Sendable () -> Void) { body(done) }
 }
 
 /// Records which jobs ran, how often, and how many ran at once.

@@ -67,12 +67,14 @@ final class CurlEasy: @unchecked Sendable {
         curl_slist_free_all(headers)
     }
 
-    /// Points the handle at `url` with a fresh transfer state.
-    func prepare(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) {
-        let partials = keepsBodies ? token.partialDownloads : nil
+    /// Points the handle at the request's URL with a fresh transfer state.
+    func prepare(_ request: FetchRequest) {
+        let (url, attempt) = (request.url, request.attempt)
+        let partials = keepsBodies ? request.partials : nil
         let resumeFrom = partials?.take(url)
-        let transfer = CurlTransfer(token: token, maxBytes: limits.maxBytes, expectedBytes: keepsBodies ? expectedBytes : nil,
-                                    keepsBody: keepsBodies, url: url, partials: partials, resumeFrom: resumeFrom)
+        let transfer = CurlTransfer(token: request.token, maxBytes: limits.maxBytes,
+                                    expectedBytes: keepsBodies ? request.expectedBytes : nil, keepsBody: keepsBodies, url: url,
+                                    observer: keepsBodies ? request.bodyObserver : nil, partials: partials, resumeFrom: resumeFrom)
         self.transfer = transfer
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         ib_curl_easy_set_string(handle, CURLOPT_URL, url)

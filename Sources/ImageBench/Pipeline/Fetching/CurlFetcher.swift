@@ -25,9 +25,13 @@ final class CurlFetcher: @unchecked Sendable {
     }
 
     func fetch(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken) throws(FetchError) -> FetchResult {
-        easy.prepare(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
+        try fetch(FetchRequest(url: url, expectedBytes: expectedBytes, attempt: attempt, token: token))
+    }
+
+    func fetch(_ request: FetchRequest) throws(FetchError) -> FetchResult {
+        easy.prepare(request)
         curl_multi_add_handle(multi, easy.handle)
-        let code = perform(token: token)
+        let code = perform(token: request.token)
         // Removed before `finish` releases the transfer: removing a handle can still call its
         // progress callback, which must find the transfer alive.
         curl_multi_remove_handle(multi, easy.handle)

@@ -13,13 +13,11 @@ import Synchronization
 /// immutable.
 final class CurlMultiTransport: Transport, @unchecked Sendable {
     let kind = TransportKind.multi
-    typealias Completion = @Sendable (Result<FetchResult, FetchError>) -> Void
+    let blocksCaller = false
+    typealias Completion = FetchCompletion
 
     private struct Request {
-        let url: String
-        let expectedBytes: Int?
-        let attempt: Int
-        let token: LoadToken
+        let fetch: FetchRequest
         let completion: Completion
     }
 
@@ -53,46 +51,20 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
 
     /// Queues a transfer; `completion` runs on the loop's thread (or at once on the caller's, if
     /// the transport is shut down).
-    func start(_ url: String, expectedBytes: Int?, attempt: Int = 1, token: LoadToken, completion: @escaping Completion) {
+    func start(_ fetch: FetchRequest, completion: @escaping Completion) {
         // Checked and queued under the lock the loop's last drain takes: a request either makes
         // that drain (and is refused there) or sees the transport closed here; none is stranded.
         let accepted = incoming.withLockedValue { queue in
             guard !queue.closed else { return false }
-            queue.requests.append(Request(url: url, expectedBytes: expectedBytes, attempt: attempt, token: token,
-                                          completion: completion))
+            queue.requests.append(Request(fetch: fetch, completion: completion))
             return true
         }
         guard accepted else {
             completion(.failure(.connection("transport shut down")))
             return
         }
-        token.onCancel { [weak self] in self?.requestService() }
+        fetch.token.onCancel { [weak self] in self?.requestService() }
         requestService()
-    }
-
-    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Locked<Result<FetchResult, FetchError>?>(nil)
-        start(url, expectedBytes: expectedBytes, attempt: attempt, token: token) { result in
-            outcome.withLockedValue { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return try outcome.withLockedValue { $0! }.get()
-    }
-
-    func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
-        // The result travels through a lock as well as the continuation: the continuation alone is
-        // a correct hand-off, but ThreadSanitizer cannot see inside the uninstrumented concurrency
-        // runtime and would report the body's bytes as a race.
-        let outcome = Locked<Result<FetchResult, FetchError>?>(nil)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            start(url, expectedBytes: expectedBytes, attempt: attempt, token: token) { result in
-                outcome.withLockedValue { $0 = result }
-                continuation.resume()
-            }
-        }
-        return try outcome.withLockedValue { $0! }.get()
     }
 
     /// Aborts what is in flight and leaves the loop (stopping it if it is this transport's own).
@@ -172,12 +144,12 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
                 request.completion(.failure(.connection("transport shut down")))
                 continue
             }
-            if request.token.isCancelled {
+            if request.fetch.token.isCancelled {
                 request.completion(.failure(.cancelled(received: 0)))
                 continue
             }
             let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies, cancelsItself: false)
-            easy.prepare(request.url, expectedBytes: request.expectedBytes, attempt: request.attempt, token: request.token)
+            easy.prepare(request.fetch)
             curl_multi_add_handle(multi, easy.handle)
             active[easy.handle] = (easy, request.completion)
         }

@@ -28,12 +28,12 @@ final class CurlTransfer {
     var bodyBegun = false
 
     init(token: LoadToken, maxBytes: Int, expectedBytes: Int?, keepsBody: Bool = true, url: String = "",
-         partials: PartialDownloads? = nil, resumeFrom: PartialDownloads.Entry? = nil) {
+         observer: (any BodyObserver)? = nil, partials: PartialDownloads? = nil, resumeFrom: PartialDownloads.Entry? = nil) {
         self.token = token
         self.url = url
         self.partials = partials
         if partials != nil { resume = ResumeState(from: resumeFrom) }
-        observer = keepsBody ? token.bodyObserver : nil
+        self.observer = observer
         self.maxBytes = maxBytes
         self.keepsBody = keepsBody
         // A size the source gave is a claim (a manifest's), so only a first buffer is taken on

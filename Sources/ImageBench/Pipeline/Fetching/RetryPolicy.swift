@@ -1,5 +1,3 @@
-import Foundation
-
 /// `--retries N`: what a failed fetch may try again, and how long it waits first. Only failures
 /// another attempt can cure are retried: timeouts, connection failures, 5xx and 429. A 404, a
 /// body beyond --max-bytes or a cancelled load is final. The backoff doubles per attempt with no
@@ -31,78 +29,33 @@ struct RetryPolicy: Sendable, Equatable, Codable {
 }
 
 /// The fetch attempts of one load under a `RetryPolicy`: which attempt runs, whether its failure
-/// goes again, and the wait before it. The fetch itself is the caller's (a worker blocks, a task
-/// suspends), so only the pause has a blocking and an async form; the decisions exist once.
-struct FetchAttempts {
+/// goes again, and the wait before it. The wait itself is the load's context's (a worker sleeps,
+/// a task suspends, a callback load sets a timer).
+struct FetchAttempts: Sendable {
     let policy: RetryPolicy
-    let token: LoadToken
     /// The attempt running or last run, from 1: what the load reports as its attempts.
     private(set) var number = 1
     /// Body bytes the failed attempts before `number` received (downloaded, so they count).
     private(set) var earlierBytes = 0
     private var lastFailureBytes = 0
 
-    init(policy: RetryPolicy, token: LoadToken) {
+    init(policy: RetryPolicy) {
         self.policy = policy
-        self.token = token
     }
 
-    /// Whether the attempt that ended in `fetched` goes again (after a `pause`).
+    /// Whether the attempt that ended in `fetched` goes again (after `backoff`).
     mutating func shouldRetry(after fetched: Result<FetchResult, FetchError>) -> Bool {
         guard case .failure(let error) = fetched else { return false }
         lastFailureBytes = error.partial.bytes
         return policy.shouldRetry(error, attempt: number)
     }
 
-    /// Waits out the backoff on a worker thread, then counts the next attempt. False if the load
-    /// was cancelled meanwhile: it then stops at once rather than after the wait, and the count
-    /// stays at the attempts really made.
-    mutating func pause() -> Bool {
-        let end = MonotonicClock.now() + policy.backoff(after: number)
-        while !token.isCancelled {
-            let now = MonotonicClock.now()
-            guard now < end else { return next() }
-            Thread.sleep(forTimeInterval: Double(min(end - now, 10_000_000)) / 1e9)
-        }
-        return false
-    }
+    /// The wait before the next attempt, in nanoseconds.
+    var backoff: UInt64 { policy.backoff(after: number) }
 
-    /// The same from a task, suspending instead of blocking its thread.
-    mutating func pauseAsync() async -> Bool {
-        let end = MonotonicClock.now() + policy.backoff(after: number)
-        while !token.isCancelled {
-            let now = MonotonicClock.now()
-            guard now < end else { return next() }
-            try? await Task.sleep(nanoseconds: min(end - now, 10_000_000))
-        }
-        return false
-    }
-
-    /// The same with no thread to wait on: `then` runs once, after the backoff with the attempts
-    /// counted on, or with nil as soon as the load is cancelled (its slot and the run's end must
-    /// not wait out a backoff for nothing).
-    func pauseEvented(then: @escaping @Sendable (FetchAttempts?) -> Void) {
-        let waited = self
-        let answered = Locked(false)
-        let once: @Sendable (FetchAttempts?) -> Void = { attempts in
-            let first = answered.withLockedValue { done in
-                defer { done = true }
-                return !done
-            }
-            if first { then(attempts) }
-        }
-        token.onCancel { once(nil) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(policy.backoff(after: number)))) {
-            guard !waited.token.isCancelled else { return once(nil) }
-            var attempts = waited
-            _ = attempts.next()
-            once(attempts)
-        }
-    }
-
-    private mutating func next() -> Bool {
+    /// The backoff is over: counts the next attempt.
+    mutating func next() {
         number += 1
         earlierBytes += lastFailureBytes
-        return true
     }
 }

@@ -17,38 +17,54 @@ enum TransportKind: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// The seam between the pipeline and HTTP: fetch the bytes at a URL for a load.
+/// One attempt at one load's bytes, as a transport takes it.
+struct FetchRequest: Sendable {
+    let url: String
+    /// The body size if known in advance (the corpus): the first buffer is sized to it.
+    let expectedBytes: Int?
+    /// From 1; a retry sends it (`X-Imgbench-Attempt`) so the embedded server's injected faults
+    /// draw again.
+    let attempt: Int
+    /// The load's state: a cancelled load's transfer stops.
+    let token: LoadToken
+    /// Watches the body as it arrives (`--progressive`), on the thread running the transfer.
+    var bodyObserver: (any BodyObserver)?
+    /// `--resume`: where the transfer resumes from (a Range request) and keeps what it got if
+    /// cancelled.
+    var partials: PartialDownloads?
+
+    init(url: String, expectedBytes: Int? = nil, attempt: Int = 1, token: LoadToken = LoadToken(),
+         bodyObserver: (any BodyObserver)? = nil, partials: PartialDownloads? = nil) {
+        self.url = url
+        self.expectedBytes = expectedBytes
+        self.attempt = attempt
+        self.token = token
+        self.bodyObserver = bodyObserver
+        self.partials = partials
+    }
+}
+
+/// The seam between the pipeline and HTTP: fetch the bytes of one request and say how it went.
 protocol Transport: Sendable {
     var kind: TransportKind { get }
-    /// Blocks the calling thread until the body arrives, the fetch fails, or the token is
-    /// cancelled.
-    /// `attempt` counts from 1; a retry sends it (`X-Imgbench-Attempt`) so the embedded server's
-    /// injected faults draw again.
-    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult
-    /// The same for Swift concurrency: suspends the task where the transport can (multi), blocks
-    /// its thread where it cannot (blocking: which is exactly what such code does to the
-    /// cooperative pool).
-    func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult
+    /// True when `start` does the whole fetch before it returns (on the caller's thread), so a
+    /// caller that must not block (the main loop, a network thread) calls it from a worker.
+    var blocksCaller: Bool { get }
+    /// Fetches `request`; `completion` runs once, with the body or why there is none: before
+    /// `start` returns (blocking) or later, on the transport's own thread (multi).
+    func start(_ request: FetchRequest, completion: @escaping FetchCompletion)
     /// Releases threads and handles; no fetch may follow.
     func shutdown()
 }
 
-extension Transport {
-    /// A first attempt.
-    func fetch(_ url: String, expectedBytes: Int?, token: LoadToken) throws(FetchError) -> FetchResult {
-        try fetch(url, expectedBytes: expectedBytes, attempt: 1, token: token)
-    }
-
-    func fetchAsync(_ url: String, expectedBytes: Int?, token: LoadToken) async throws(FetchError) -> FetchResult {
-        try await fetchAsync(url, expectedBytes: expectedBytes, attempt: 1, token: token)
-    }
-}
+typealias FetchCompletion = @Sendable (Result<FetchResult, FetchError>) -> Void
 
 /// The blocking transport: a pool of reusable easy handles. Each fetch checks one out for its
 /// duration, so there are never more handles than fetches at once and each keeps its connection
 /// warm for the next worker.
 final class BlockingTransport: Transport {
     let kind = TransportKind.blocking
+    let blocksCaller = true
     private let idle = Locked<[CurlFetcher]>([])
     private let limits: FetchLimits
 
@@ -61,14 +77,11 @@ final class BlockingTransport: Transport {
         self.keepsBodies = keepsBodies
     }
 
-    func fetch(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) throws(FetchError) -> FetchResult {
+    func start(_ request: FetchRequest, completion: @escaping FetchCompletion) {
         let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits, client: client, keepsBodies: keepsBodies)
-        defer { idle.withLockedValue { $0.append(fetcher) } }
-        return try fetcher.fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
-    }
-
-    func fetchAsync(_ url: String, expectedBytes: Int?, attempt: Int, token: LoadToken) async throws(FetchError) -> FetchResult {
-        try fetch(url, expectedBytes: expectedBytes, attempt: attempt, token: token)
+        let result = Result { () throws(FetchError) in try fetcher.fetch(request) }
+        idle.withLockedValue { $0.append(fetcher) }
+        completion(result)
     }
 
     func shutdown() {
