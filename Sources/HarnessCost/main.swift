@@ -47,7 +47,7 @@ case "decode":
     // same checks, so their cost is in the phase.
     let token = LoadToken()
     _ = token.begin()
-    let limits = DecodeLimits(stop: DecodeStop(token: token, deadline: MonotonicClock.now() + 3_600_000_000_000))
+    let limits = DecodeLimits(stop: DecodeStop(token: token, deadline: MonotonicClock().now() + 3_600_000_000_000))
     // Every k-th image decoded a second time adds about extraPercent% to the phase.
     let every = extraPercent > 0 ? max(1, 100 / extraPercent) : Int.max
     measured {

@@ -14,8 +14,11 @@ final class ConcurrencyGauge: Sendable {
     }
 
     private let state: Locked<State>
+    private let clock: any RunClock
 
-    init(start: UInt64 = MonotonicClock.now()) {
+    init(clock: any RunClock = .monotonic) {
+        self.clock = clock
+        let start = clock.now()
         state = Locked(State(lastChange: start, start: start))
     }
 
@@ -26,8 +29,9 @@ final class ConcurrencyGauge: Sendable {
     var peak: Int { state.withLockedValue { $0.peak } }
 
     /// The time-weighted mean number of running loads from the gauge's start until `end`.
-    func mean(until end: UInt64 = MonotonicClock.now()) -> Double {
-        state.withLockedValue { s in
+    func mean(until end: UInt64? = nil) -> Double {
+        let end = end ?? clock.now()
+        return state.withLockedValue { s in
             let area = s.area + Double(s.current) * Double(end - min(end, s.lastChange))
             let span = Double(end - min(end, s.start))
             return span > 0 ? area / span : 0
@@ -37,8 +41,9 @@ final class ConcurrencyGauge: Sendable {
     /// The time-weighted mean over the span the gauge was in use, from its first enter to the
     /// last time it fell idle (or `end`, if busy then): what a stage achieved while it had work,
     /// not diluted by the time before its first load or after its last. 0 if never entered.
-    func activeMean(until end: UInt64 = MonotonicClock.now()) -> Double {
-        state.withLockedValue { s in
+    func activeMean(until end: UInt64? = nil) -> Double {
+        let end = end ?? clock.now()
+        return state.withLockedValue { s in
             guard let first = s.firstEnter else { return 0 }
             let last = s.current > 0 ? end : (s.lastIdle ?? end)
             let area = s.area + Double(s.current) * Double(last - min(last, s.lastChange))
@@ -48,7 +53,7 @@ final class ConcurrencyGauge: Sendable {
     }
 
     private func change(by delta: Int) {
-        let now = MonotonicClock.now()
+        let now = clock.now()
         state.withLockedValue { s in
             s.area += Double(s.current) * Double(now - min(now, s.lastChange))
             s.lastChange = now

@@ -7,6 +7,7 @@ extension ImagePipeline {
     struct Arrived: Sendable {
         let source: LoadSource
         let task: LoadTask
+        let clock: any RunClock
         var stages: StageTimes
         let attempts: Int
         let earlierBytes: Int
@@ -24,7 +25,7 @@ extension ImagePipeline {
             task.token.finish()
             let completion = LoadCompletion(loadID: task.id, source: source, outcome: outcome, stages: stages,
                                             bytesReceived: source == .network ? earlierBytes + (bytes ?? self.bytes) : 0,
-                                            sourcePixels: pixels, finishedAt: MonotonicClock.now(), attempts: attempts,
+                                            sourcePixels: pixels, finishedAt: clock.now(), attempts: attempts,
                                             decodeWarnings: decodeWarnings, bodySize: bodySize, resumedBytes: resumedBytes,
                                             resumeRefused: resumeRefused)
             return .finished(Output(completion: completion, bytesToStore: store))
@@ -32,7 +33,7 @@ extension ImagePipeline {
 
         /// A stage starting now: the wait for its queue counts as queue wait, so stages still add up.
         mutating func start() -> UInt64 {
-            let now = MonotonicClock.now()
+            let now = clock.now()
             stages.queueWait += now - min(now, stageEnded)
             return now
         }
@@ -44,9 +45,9 @@ extension ImagePipeline {
                  stages initial: StageTimes, fetchStarted: UInt64,
                  attempts: Int = 1, earlierBytes: Int = 0, fullSize: Bool = false) -> Step {
         // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
-        let fetchEnd = MonotonicClock.now()
+        let fetchEnd = clock.now()
         let fetchTime = fetchEnd - min(fetchEnd, fetchStarted)
-        var load = Arrived(source: source, task: task, stages: initial, attempts: attempts,
+        var load = Arrived(source: source, task: task, clock: clock, stages: initial, attempts: attempts,
                            earlierBytes: earlierBytes, stageEnded: fetchEnd)
         let result: FetchResult
         switch fetched {
@@ -92,7 +93,7 @@ extension ImagePipeline {
         var image: DecodedImage
         // The decode stops part-way if the load is cancelled or runs out of time.
         var limits = decodeLimits
-        limits.stop = DecodeStop(token: load.task.token, deadline: load.deadline)
+        limits.stop = DecodeStop(token: load.task.token, deadline: load.deadline, clock: clock)
         do {
             defer { stages.decoding.leave() }
             let decoded = try decoder.decode(bytes, targetSize: fullSize ? nil : targetSize, limits: limits)
@@ -101,12 +102,12 @@ extension ImagePipeline {
             // beautify step does; the pipeline scales first.
             image = fullSize ? decoded : Downsampler.aspectFill(decoded, to: targetSize)
         } catch {
-            load.stages.decode = MonotonicClock.now() - started
+            load.stages.decode = clock.now() - started
             // Stopped by a cancel: the load ends cancelled, as a cancelled fetch does.
             if case .stopped(.cancelled) = error { return load.finish(.cancelled) }
             return load.finish(.failed(.decode(error)))
         }
-        let decoded = MonotonicClock.now()
+        let decoded = clock.now()
         load.stages.decode = decoded - started
         load.stageEnded = decoded
         guard !load.task.token.isCancelled else { return load.finish(.cancelled, pixels: image.sourceSize.pixelCount) }
@@ -127,7 +128,7 @@ extension ImagePipeline {
         stages.filtering.leave()
         if fullSize { image = Downsampler.aspectFill(image, to: targetSize) }
         memoryCache.insert(image, for: load.task.request.cacheKey)
-        load.stages.filter = MonotonicClock.now() - started
+        load.stages.filter = clock.now() - started
         return load.finish(.image(image), pixels: image.sourceSize.pixelCount, store: store)
     }
 }

@@ -23,6 +23,8 @@ public struct ImagePipeline: Sendable {
     /// after the start of the fetch that brought its bytes stops and fails as a timeout. Nil: a
     /// decode has no deadline (it still stops when its load is cancelled).
     let timeoutNanoseconds: UInt64?
+    /// Where stage times are read and backoffs waited.
+    let clock: any RunClock
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
     /// One pixel every `--no-decode` stand-in shares (no buffer per cached image).
@@ -32,7 +34,7 @@ public struct ImagePipeline: Sendable {
                 memoryCache: any ImageCaching, diskCache: DiskCache? = nil,
                 targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits(),
                 retry: RetryPolicy = RetryPolicy(), decodes: Bool = true, stages: PipelineStages = PipelineStages(),
-                timeoutMilliseconds: Int? = nil) {
+                timeoutMilliseconds: Int? = nil, clock: any RunClock = .monotonic) {
         self.decoder = decoder
         self.processor = processor
         self.memoryCache = memoryCache
@@ -43,6 +45,7 @@ public struct ImagePipeline: Sendable {
         self.decodes = decodes
         self.stages = stages
         timeoutNanoseconds = timeoutMilliseconds.map { UInt64(max(0, $0)) * 1_000_000 }
+        self.clock = clock
     }
 
     /// A finished load, and the bytes to store on disk once the result is on its way.
@@ -72,13 +75,13 @@ public struct ImagePipeline: Sendable {
         context.resume(heavy: diskCache != nil) { [self] in
             guard task.token.begin() else { return completion(nil) }
             gauge?.enter()
-            let started = MonotonicClock.now()
+            let started = clock.now()
             if let step = fromDisk(task, started: started) {
                 gauge?.leave()
                 return completion(step)
             }
             stages.network.enter()
-            let fetchStarted = MonotonicClock.now()
+            let fetchStarted = clock.now()
             let fetch = NetworkFetch(task: task, gauge: gauge, fetchStarted: fetchStarted, attempts: FetchAttempts(policy: retry),
                                      stages: stageTimes(submittedAt: task.submittedAt, started: started, fetchStarted: fetchStarted))
             self.fetch(fetch, transport: transport, on: context, completion: completion)
@@ -107,7 +110,7 @@ public struct ImagePipeline: Sendable {
                     let again = judged.attempts.shouldRetry(after: fetched)
                     let failed = judged
                     guard again else { return completion(end(failed, with: fetched)) }
-                    context.pause(failed.attempts.backoff, unless: failed.task.token) { [self] carryOn in
+                    context.pause(until: clock.now() + failed.attempts.backoff, on: clock, unless: failed.task.token) { [self] carryOn in
                         guard carryOn else { return completion(end(failed, with: fetched)) }
                         var next = failed
                         next.attempts.next()
@@ -135,14 +138,14 @@ public struct ImagePipeline: Sendable {
     func loadFromDiskNaively(_ request: LoadRequest, id: Int, submittedAt: UInt64) -> LoadCompletion? {
         let task = LoadTask(id: id, request: request, submittedAt: submittedAt)
         _ = task.token.begin()
-        return fromDisk(task, started: MonotonicClock.now(), fullSize: true)?.output?.completion
+        return fromDisk(task, started: clock.now(), fullSize: true)?.output?.completion
     }
 
     /// A disk hit's bytes through the rest of the pipeline; the naive path (`fullSize`) runs all
     /// of it here, on the main loop.
     private func fromDisk(_ task: LoadTask, started: UInt64, fullSize: Bool = false) -> Step? {
         guard let diskCache, let bytes = diskCache.data(for: task.request.cacheKey.text) else { return nil }
-        let read = MonotonicClock.now()
+        let read = clock.now()
         return process(.success(FetchResult(bytes: bytes, timeToFirstByte: 0, transfer: 0)), source: .disk, task: task,
                        stages: stageTimes(submittedAt: task.submittedAt, started: started, fetchStarted: read), fetchStarted: read,
                        fullSize: fullSize)

@@ -8,9 +8,10 @@ protocol LoadContext: Sendable {
     /// Runs `work` where the load goes on. `heavy`: CPU or disk work (a decode, a disk read, a
     /// blocking fetch), which must not run on a network thread nor on the main loop.
     func resume(heavy: Bool, _ work: @escaping @Sendable () -> Void)
-    /// Waits `nanoseconds`, then runs `then` where the load goes on: with true, or with false as
-    /// soon as `token` is cancelled (a cancelled load does not wait out a backoff for nothing).
-    func pause(_ nanoseconds: UInt64, unless token: LoadToken, then: @escaping @Sendable (Bool) -> Void)
+    /// Waits until `deadline` on `clock`, then runs `then` where the load goes on: with true, or
+    /// with false as soon as `token` is cancelled (a cancelled load does not wait out a backoff
+    /// for nothing).
+    func pause(until deadline: UInt64, on clock: any RunClock, unless token: LoadToken, then: @escaping @Sendable (Bool) -> Void)
 }
 
 /// A load no thread waits for (the events strategy): light work runs where it is resumed (the
@@ -21,7 +22,8 @@ struct CallbackContext: LoadContext {
         if heavy { DispatchQueue.global().async(execute: work) } else { work() }
     }
 
-    func pause(_ nanoseconds: UInt64, unless token: LoadToken, then: @escaping @Sendable (Bool) -> Void) {
+    func pause(until deadline: UInt64, on clock: any RunClock, unless token: LoadToken,
+               then: @escaping @Sendable (Bool) -> Void) {
         let answered = Locked(false)
         let once: @Sendable (Bool) -> Void = { carryOn in
             let first = answered.withLockedValue { done in
@@ -31,16 +33,17 @@ struct CallbackContext: LoadContext {
             if first { then(carryOn) }
         }
         token.onCancel { once(false) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(min(nanoseconds, UInt64(Int.max))))) {
+        let wait = deadline - min(deadline, clock.now())
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(min(wait, UInt64(Int.max))))) {
             once(!token.isCancelled)
         }
     }
 }
 
-/// The next slice of a backoff that ends at `end` (monotonic ns): at most 10 ms, so a cancel ends
+/// The next slice of a backoff that ends at `end` on `clock`: at most 10 ms, so a cancel ends
 /// the wait within one; 0 when the backoff is over, nil when `token` was cancelled first.
-func backoffSlice(until end: UInt64, unless token: LoadToken) -> UInt64? {
+func backoffSlice(until end: UInt64, on clock: any RunClock, unless token: LoadToken) -> UInt64? {
     guard !token.isCancelled else { return nil }
-    let now = MonotonicClock.now()
+    let now = clock.now()
     return now < end ? min(end - now, 10_000_000) : 0
 }

@@ -13,12 +13,13 @@ import Foundation
 final class PipelineStages: Sendable {
     let decodeQueue: ThreadPoolStrategy?
     let filterQueue: ThreadPoolStrategy?
-    let network = ConcurrencyGauge()
-    let decoding = ConcurrencyGauge()
-    let filtering = ConcurrencyGauge()
+    let network: ConcurrencyGauge
+    let decoding: ConcurrencyGauge
+    let filtering: ConcurrencyGauge
 
     /// nil limits: that stage runs where the stage before it ran.
-    init(decodeConcurrency: Int? = nil, filterConcurrency: Int? = nil) {
+    init(decodeConcurrency: Int? = nil, filterConcurrency: Int? = nil, clock: any RunClock = .monotonic) {
+        (network, decoding, filtering) = (ConcurrencyGauge(clock: clock), ConcurrencyGauge(clock: clock), ConcurrencyGauge(clock: clock))
         decodeQueue = decodeConcurrency.map { ThreadPoolStrategy(threads: $0, name: "decode") }
         filterQueue = filterConcurrency.map { ThreadPoolStrategy(threads: $0, name: "filter") }
     }

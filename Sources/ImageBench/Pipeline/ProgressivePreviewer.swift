@@ -47,7 +47,7 @@ final class ProgressivePreviewer: BodyObserver, @unchecked Sendable {
         if body[body.count - 2] == 0xFF && body[body.count - 1] == 0xD9 { return }
         let scans = body.withUnsafeBufferPointer(JPEGPreview.completeScans)
         if scans < 0 { notProgressive = true }
-        let now = MonotonicClock.now()
+        let now = pipeline.clock.now()
         guard scans > shownScans, shownScans == 0 || now - lastPreview >= refinementInterval else { return }
         guard offload else {
             (shownScans, lastPreview) = (scans, now)
@@ -62,14 +62,14 @@ final class ProgressivePreviewer: BodyObserver, @unchecked Sendable {
     }
 
     private func preview(_ body: [UInt8]) {
-        let started = MonotonicClock.now()
+        let started = pipeline.clock.now()
         let decoded = try? body.withUnsafeBufferPointer { bytes throws(DecodeError) in
             try JPEGPreview.decode(bytes, target: pipeline.targetSize, limits: pipeline.decodeLimits)
         }
         guard let (image, scan) = decoded ?? nil else { return }
         var filtered = image
         pipeline.processor.apply(to: &filtered)
-        let finished = MonotonicClock.now()
+        let finished = pipeline.clock.now()
         deliver(LoadPreview(loadID: loadID, scan: scan, image: filtered, cost: finished - started, readyAt: finished))
     }
 }

@@ -29,7 +29,7 @@ public final class TerminalProgress: BenchmarkObserver {
     }
 
     public func runStarted(_ cell: RunCell, index: Int, of total: Int) {
-        current.withLockedValue { $0 = (index, total, MonotonicClock.now()) }
+        current.withLockedValue { $0 = (index, total, MonotonicClock().now()) }
         guard interactive else { return }
         emit("\(place) \(Self.name(cell)): starting…", final: false)
     }
@@ -37,7 +37,7 @@ public final class TerminalProgress: BenchmarkObserver {
     public func runProgress(_ cell: RunCell, _ progress: RunProgress) {
         guard interactive else { return }
         let fraction = min(1, Double(progress.frame) / Double(max(1, progress.traceFrames)))
-        let elapsed = Double(MonotonicClock.now() - current.withLockedValue { $0.started }) / 1e9
+        let elapsed = Double(MonotonicClock().now() - current.withLockedValue { $0.started }) / 1e9
         let eta = fraction > 0.02 ? String(format: "ETA %.0f s", elapsed * (1 - fraction) / fraction) : "ETA …"
         let who = progress.users.map { "users \($0)" } ?? "rows \(progress.rowsVisited)"
         emit("\(place) \(Self.name(cell)) \(Self.bar(fraction)) \(Int(fraction * 100))%  \(eta)  \(who)  "

@@ -11,7 +11,7 @@ enum BudgetRace {
                     measure: (RunCell) -> RunResult?) {
         guard var budget = plan.budget else { return }
         let deadline = Double(startedAt) / 1e9 + budget.seconds
-        func now() -> Double { Double(MonotonicClock.now()) / 1e9 }
+        func now() -> Double { Double(MonotonicClock().now()) / 1e9 }
         // The most looks the rest of the budget could hold: rounds of the two quickest cells (the
         // fewest a comparison needs), plus the look after the first round. Fixed here, before any
         // look, so the split of the error rate cannot depend on what the looks saw.

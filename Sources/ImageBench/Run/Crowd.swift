@@ -16,6 +16,8 @@ struct Crowd {
     /// Every user of the cell, made when its time comes (`starts`, monotonic ns).
     let starts: [UInt64]
     let makeRun: (Int) -> ScrollRun
+    /// Where users' vsyncs and arrivals are waited for: their runs' clock.
+    var clock: any RunClock = .monotonic
     /// How many frames the cell is expected to last, for progress (a load model's duration);
     /// nil: the first user's trace.
     var expectedFrames: Int?
@@ -42,8 +44,8 @@ struct Crowd {
         while next < arrivals.count || !active.isEmpty {
             var wake = active.lazy.map { runs[$0]!.nextVsync }.min() ?? .max
             if next < arrivals.count { wake = min(wake, starts[arrivals[next]]) }
-            MonotonicClock.sleep(until: wake)
-            let now = MonotonicClock.now()
+            clock.sleep(until: wake)
+            let now = clock.now()
             while next < arrivals.count && starts[arrivals[next]] <= now {
                 let index = arrivals[next]
                 let run = makeRun(index)
@@ -115,14 +117,14 @@ extension Benchmark {
     /// others on one each; with the multi transport, one network thread for all. Progress
     /// follows the first.
     static func runClients(_ cell: RunCell, workload: Workload, settings: RunSettings, frames: Int? = nil, stop: StopRequest?,
-                           observer: (any BenchmarkObserver)?) -> RunResult {
+                           observer: (any BenchmarkObserver)?, clock: any RunClock = .monotonic) -> RunResult {
         let indices = Array(settings.clientIndices)
         let network = settings.transport == .multi ? CurlLoop() : nil
         defer { network?.stop() }
         let shared = Crowd.canShareThread(cell.strategy)
         let distributions = shared ? CrowdDistributions() : nil
         let frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
-        let origin = MonotonicClock.now() + frameNanoseconds
+        let origin = clock.now() + frameNanoseconds
         let windows = settings.load?.windows(clients: settings.clients)
         let offsets = indices.map { client in windows.map { UInt64($0[client].start * 1e9) } ?? 0 }
         let makeRun = { (slot: Int) -> ScrollRun in
@@ -130,13 +132,13 @@ extension Benchmark {
             let run = ScrollRun(workload: workload.forClient(client, settings: settings).prefix(frames: frames), settings: settings,
                                 cell: cell, transport: settings.transport.make(limits: settings.fetchLimits, client: client, loop: network,
                                                                                keepsBodies: settings.decodes),
-                                stop: stop, client: client, crowd: distributions)
+                                stop: stop, client: client, crowd: distributions, clock: clock)
             if let window = windows?[client] {
                 run.window = (window.end.isFinite ? origin + UInt64(window.end * 1e9) : nil, window.loops)
             }
             return run
         }
-        var crowd = Crowd(starts: offsets.map { origin + $0 }, makeRun: makeRun)
+        var crowd = Crowd(starts: offsets.map { origin + $0 }, makeRun: makeRun, clock: clock)
         crowd.expectedFrames = settings.load.map { Int($0.seconds * Double(settings.fps)) }
         crowd.finishesEarly = settings.load != nil
         ResourceUsage.resetPeakResidentMemory()
@@ -165,7 +167,7 @@ extension Benchmark {
         let results = Locked<[Int: RunResult]>([:])
         let group = DispatchGroup()
         for index in crowd.starts.indices.sorted(by: { crowd.starts[$0] < crowd.starts[$1] }) {
-            MonotonicClock.sleep(until: crowd.starts[index])
+            crowd.clock.sleep(until: crowd.starts[index])
             group.enter()
             // Handed over whole: from here only that thread touches it.
             nonisolated(unsafe) let run = crowd.makeRun(index)

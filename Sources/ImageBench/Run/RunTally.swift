@@ -198,7 +198,8 @@ struct RunTally {
         // The vsyncs the app's own work ran past, as its hitch time counts: a frame started late by
         // the host (`woke`) and so finished past the next vsync is the host's, not a drop. With a
         // crowd on one thread the users stepped last start a little late on every frame.
-        let dropped = Int((work + frameNanoseconds - 1) / frameNanoseconds) - 1
+        // (A frame whose work took no time, on a clock that does not move while it works, drops none.)
+        let dropped = max(0, Int((work + frameNanoseconds - 1) / frameNanoseconds) - 1)
         droppedFrames += dropped
         // A vsync missed for a late start, though the wake was not late enough to count: late too.
         if span - 1 > dropped && !wokeLate { lateWakes += 1 }

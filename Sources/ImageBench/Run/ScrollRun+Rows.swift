@@ -8,7 +8,7 @@ extension ScrollRun {
         requestForRow[row] = id
         func record(_ source: RequestSource) {
             var request = RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame,
-                                        requestedAt: MonotonicClock.now(), source: source)
+                                        requestedAt: clock.now(), source: source)
             request.client = client
             requests.append(request)
         }
@@ -22,7 +22,7 @@ extension ScrollRun {
         } else if settings.diskRead == .main, let diskCache, diskCache.contains(image.cacheKey.text),
                   let completion = pipeline.loadFromDiskNaively(
                       LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
-                      id: registry.nextID, submittedAt: MonotonicClock.now()) {
+                      id: registry.nextID, submittedAt: clock.now()) {
             // The classic mistake: read and decode the cached file right here in cellForRow.
             record(.disk)
             registry.start(image, imageID: imageID, origin: id, submittedAt: requests[id].requestedAt, submit: false)
@@ -45,7 +45,7 @@ extension ScrollRun {
             if let cached = memoryCache.image(for: key) {
                 // Another row loaded it meanwhile; it still waited for the scroll to stop.
                 requests[id].source = .memory
-                display(id, frame: frame, size: cached.size, readyAt: MonotonicClock.now())
+                display(id, frame: frame, size: cached.size, readyAt: clock.now())
             } else if let loadID = registry.loadID(forKey: key) {
                 if !registry[loadID]!.cancelled { requests[id].source = .merged }
                 registry.join(id, loadID)
@@ -60,7 +60,7 @@ extension ScrollRun {
     /// cancelled transfer to stop is in it too.
     func startLoad(imageID: Int, origin: Int?, prefetchRow: Int? = nil) {
         registry.start(workload.images[imageID], imageID: imageID, origin: origin,
-                       submittedAt: origin.map { requests[$0].requestedAt } ?? MonotonicClock.now(), prefetchRow: prefetchRow)
+                       submittedAt: origin.map { requests[$0].requestedAt } ?? clock.now(), prefetchRow: prefetchRow)
         if prefetchRow != nil { tally.prefetchLoads += 1 }
     }
 

@@ -12,7 +12,9 @@ final class ScrollRun {
     let cell: RunCell
     let memoryCache: MemoryCache
     let diskCache: DiskCache?
-    let gauge = ConcurrencyGauge()
+    let gauge: ConcurrencyGauge
+    /// Where the main loop waits for each vsync and every time of the run is read.
+    let clock: any RunClock
     let transport: any Transport
     let pipeline: ImagePipeline
     let inbox = DeliveryInbox()
@@ -32,8 +34,10 @@ final class ScrollRun {
     /// `crowd`: the distributions of the crowd this user belongs to, recorded on the crowd's thread.
     init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
                 transport: (any Transport)? = nil, stop: StopRequest? = nil, client: Int = 0,
-                crowd: CrowdDistributions? = nil) {
+                crowd: CrowdDistributions? = nil, clock: any RunClock = .monotonic) {
         tally = RunTally(crowd: crowd)
+        self.clock = clock
+        gauge = ConcurrencyGauge(clock: clock)
         self.stop = stop
         self.client = client
         self.workload = workload
@@ -51,8 +55,8 @@ final class ScrollRun {
                                      memoryCache: memoryCache, diskCache: diskCache,
                                      decodeLimits: settings.decodeLimits, retry: settings.retry, decodes: settings.decodes,
                                      stages: PipelineStages(decodeConcurrency: settings.decodeConcurrency,
-                                                            filterConcurrency: settings.filterConcurrency),
-                                     timeoutMilliseconds: settings.fetchLimits.timeoutMilliseconds)
+                                                            filterConcurrency: settings.filterConcurrency, clock: clock),
+                                     timeoutMilliseconds: settings.fetchLimits.timeoutMilliseconds, clock: clock)
         self.pipeline = pipeline
         let (gauge, inbox) = (self.gauge, self.inbox)
         let partials = settings.resume == true ? PartialDownloads() : nil
@@ -85,14 +89,14 @@ final class ScrollRun {
 
     /// Runs the whole trace on the calling thread: a main loop that sleeps until each vsync.
     func run(progress: ((RunProgress) -> Void)? = nil) -> RunResult {
-        begin(at: MonotonicClock.now() + frameNanoseconds)
+        begin(at: clock.now() + frameNanoseconds)
         return runBegun(progress: progress)
     }
 
     /// The main loop of a run whose clock `begin` started.
     func runBegun(progress: ((RunProgress) -> Void)?) -> RunResult {
         while true {
-            MonotonicClock.sleep(until: nextVsync)
+            clock.sleep(until: nextVsync)
             if !step(progress: progress) { break }
         }
         return finish()
@@ -137,7 +141,7 @@ final class ScrollRun {
             loop.partial = true
             return ended()
         }
-        var workStart = MonotonicClock.now()
+        var workStart = clock.now()
         if let deadline = window.deadline, workStart >= deadline { return ended() }  // the user's time is up
         // How late the host woke the loop: its fault, not the app's (the app's own overrun
         // already moved `frame` past its work, so this wait was for a vsync still ahead).
@@ -147,7 +151,7 @@ final class ScrollRun {
         let current = Int((workStart - start) / frameNanoseconds)
         if current > frame {
             frame = current
-            workStart = MonotonicClock.now()
+            workStart = clock.now()
         }
         loop.frame = frame
         if window.loops && frame - loop.sessionStart >= workload.trace.frames.count { nextSession(at: frame) }
@@ -167,12 +171,12 @@ final class ScrollRun {
         if !moving && !deferred.isEmpty { startDeferred(frame: frame) }
         if settings.prefetch > 0 { prefetch(around: visible, downward: loop.downward) }
 
-        var workEnd = MonotonicClock.now()
+        var workEnd = clock.now()
         let next = max(frame + 1, Int((workEnd - start + frameNanoseconds - 1) / frameNanoseconds))
         if inlineDelivery {
             // Loaded inside this frame's cellForRow: on screen at the first vsync after it.
             deliverCompletions(frame: next, now: workEnd)
-            workEnd = MonotonicClock.now()
+            workEnd = clock.now()
         }
         let placeholders = visible.reduce(0) { $0 + (requests[requestForRow[$1]!].outcome == .displayed ? 0 : 1) }
         tally.frame(visibleRows: visible.count, placeholders: placeholders, span: next - frame,
@@ -190,7 +194,7 @@ final class ScrollRun {
 
     /// The last frame is done: the clock stops and what is still loading is cancelled.
     private func ended() -> Bool {
-        loop.end = MonotonicClock.now()
+        loop.end = clock.now()
         registry.cancelAll()
         return false
     }
@@ -200,7 +204,7 @@ final class ScrollRun {
     /// went on after it (a crowd sums its users up only after all their frames; else each
     /// user's CPU would count the summing up of those finished before it).
     func finish(usageAtEnd: ResourceUsage? = nil) -> RunResult {
-        let end = loop.end ?? MonotonicClock.now()
+        let end = loop.end ?? clock.now()
         let frame = loop.frame
         finishOutstandingLoads()
         for id in requests.indices {

@@ -9,7 +9,7 @@
 final class TaskContext: LoadContext {
     private enum Item {
         case run(@Sendable () -> Void)
-        case pause(end: UInt64, token: LoadToken, then: @Sendable (Bool) -> Void)
+        case pause(end: UInt64, clock: any RunClock, token: LoadToken, then: @Sendable (Bool) -> Void)
     }
 
     private struct Mailbox {
@@ -32,8 +32,9 @@ final class TaskContext: LoadContext {
         update { $0.items.append(.run(work)) }
     }
 
-    func pause(_ nanoseconds: UInt64, unless token: LoadToken, then: @escaping @Sendable (Bool) -> Void) {
-        update { $0.items.append(.pause(end: MonotonicClock.now() + nanoseconds, token: token, then: then)) }
+    func pause(until deadline: UInt64, on clock: any RunClock, unless token: LoadToken,
+               then: @escaping @Sendable (Bool) -> Void) {
+        update { $0.items.append(.pause(end: deadline, clock: clock, token: token, then: then)) }
     }
 
     /// Changes the mailbox and wakes the task if it waits.
@@ -65,11 +66,11 @@ final class TaskContext: LoadContext {
             }
             switch item {
             case .run(let work): work()
-            case .pause(let end, let token, let then):
-                var slice = backoffSlice(until: end, unless: token)
+            case .pause(let end, let clock, let token, let then):
+                var slice = backoffSlice(until: end, on: clock, unless: token)
                 while let wait = slice, wait > 0 {
-                    try? await Task.sleep(nanoseconds: wait)
-                    slice = backoffSlice(until: end, unless: token)
+                    await clock.sleepAsync(until: clock.now() + wait)
+                    slice = backoffSlice(until: end, on: clock, unless: token)
                 }
                 then(slice != nil)
             }

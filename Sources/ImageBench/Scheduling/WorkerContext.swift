@@ -9,7 +9,7 @@ import Foundation
 final class WorkerContext: LoadContext, @unchecked Sendable {
     private enum Item {
         case run(@Sendable () -> Void)
-        case pause(end: UInt64, token: LoadToken, then: @Sendable (Bool) -> Void)
+        case pause(end: UInt64, clock: any RunClock, token: LoadToken, then: @Sendable (Bool) -> Void)
     }
 
     private let condition = NSCondition()
@@ -26,8 +26,9 @@ final class WorkerContext: LoadContext, @unchecked Sendable {
 
     func resume(heavy: Bool, _ work: @escaping @Sendable () -> Void) { post(.run(work)) }
 
-    func pause(_ nanoseconds: UInt64, unless token: LoadToken, then: @escaping @Sendable (Bool) -> Void) {
-        post(.pause(end: MonotonicClock.now() + nanoseconds, token: token, then: then))
+    func pause(until deadline: UInt64, on clock: any RunClock, unless token: LoadToken,
+               then: @escaping @Sendable (Bool) -> Void) {
+        post(.pause(end: deadline, clock: clock, token: token, then: then))
     }
 
     private func post(_ item: Item) {
@@ -56,11 +57,11 @@ final class WorkerContext: LoadContext, @unchecked Sendable {
             condition.unlock()
             switch item {
             case .run(let work): work()
-            case .pause(let end, let token, let then):
-                var slice = backoffSlice(until: end, unless: token)
+            case .pause(let end, let clock, let token, let then):
+                var slice = backoffSlice(until: end, on: clock, unless: token)
                 while let wait = slice, wait > 0 {
-                    Thread.sleep(forTimeInterval: Double(wait) / 1e9)
-                    slice = backoffSlice(until: end, unless: token)
+                    clock.sleep(until: clock.now() + wait)
+                    slice = backoffSlice(until: end, on: clock, unless: token)
                 }
                 then(slice != nil)
             }

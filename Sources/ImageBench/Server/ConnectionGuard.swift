@@ -84,7 +84,11 @@ final class ConnectionGuard: Sendable {
     /// Connections closed because their peer took none of their output for the send timeout.
     let sendTimedOut = Atomic<Int>(0)
 
-    init(limits: ConnectionLimits) {
+    /// Where waits and stalls are timed.
+    private let clock: any RunClock
+
+    init(limits: ConnectionLimits, clock: any RunClock = .monotonic) {
+        self.clock = clock
         cap = limits.effectiveCap()
         timeoutNanoseconds = UInt64(limits.requestTimeout * 1e9)
         sendTimeoutNanoseconds = UInt64(limits.sendTimeout * 1e9)
@@ -97,7 +101,7 @@ final class ConnectionGuard: Sendable {
     /// A new connection; over the cap, the one waiting longest for a request is closed.
     func opened(_ channel: any Channel) {
         let victim: (any Channel)? = open.withLockedValue { open in
-            open[ObjectIdentifier(channel)] = Entry(channel: channel, waitingSince: MonotonicClock.now())
+            open[ObjectIdentifier(channel)] = Entry(channel: channel, waitingSince: clock.now())
             guard open.count > cap else { return nil }
             let oldest = open.filter { $0.key != ObjectIdentifier(channel) && $0.value.waitingSince != nil }
                 .min { $0.value.waitingSince! < $1.value.waitingSince! }
@@ -120,7 +124,8 @@ final class ConnectionGuard: Sendable {
     }
 
     /// Its output went over the high water mark with `unsent` bytes waiting.
-    func stalled(_ channel: any Channel, unsent: Int, now: UInt64 = MonotonicClock.now()) {
+    func stalled(_ channel: any Channel, unsent: Int) {
+        let now = clock.now()
         open.withLockedValue { $0[ObjectIdentifier(channel)]?.stalled = (now, unsent) }
     }
 
@@ -136,12 +141,13 @@ final class ConnectionGuard: Sendable {
 
     /// Its response is written: it waits for the next request.
     func waiting(_ channel: any Channel) {
-        open.withLockedValue { $0[ObjectIdentifier(channel)]?.waitingSince = MonotonicClock.now() }
+        open.withLockedValue { $0[ObjectIdentifier(channel)]?.waitingSince = clock.now() }
     }
 
     /// Closes the connections that have waited longer than the request timeout, and those whose
     /// peer took none of their output for the send timeout.
-    func sweep(now: UInt64 = MonotonicClock.now()) {
+    func sweep() {
+        let now = clock.now()
         let (expired, stuck): ([any Channel], [(any Channel, Int)]) = open.withLockedValue { open in
             let keys = open.filter { $0.value.waitingSince.map { now &- $0 > timeoutNanoseconds } ?? false }.map(\.key)
             let stuck = open.values.compactMap { entry in

@@ -240,7 +240,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
         }
         var rest = remaining
         guard let chunk = rest.readSlice(length: min(link.chunkSize, rest.readableBytes)) else { return finish(context) }
-        let now = MonotonicClock.now()
+        let now = link.clock.now()
         let wait = link.reserve(chunk.readableBytes, now: now) - now
         context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(wait))) {
             guard context.channel.isActive else { return }

@@ -60,11 +60,13 @@ public final class ImageServer: Sendable {
     /// file path, as every run before formats existed drew them (its results stay comparable).
     public init(files: ServedFiles, profile: NetworkProfile, seed: UInt64, faults: ServerFaults = .none,
                 host: String = "127.0.0.1", port: Int = 0, threads: Int = 1, limits: ConnectionLimits = .standard,
-                drawsPerPicture: Bool = false, log: (@Sendable (ServedRequest) -> Void)? = nil) throws {
+                drawsPerPicture: Bool = false, log: (@Sendable (ServedRequest) -> Void)? = nil,
+                clock: any RunClock = .monotonic) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let statistics = ServerStatistics()
-        let connections = ConnectionGuard(limits: limits)
-        let shaping = ResponseShaping(profile: profile, seed: seed, faults: faults, drawsPerPicture: drawsPerPicture, log: log)
+        let connections = ConnectionGuard(limits: limits, clock: clock)
+        let shaping = ResponseShaping(profile: profile, seed: seed, faults: faults, drawsPerPicture: drawsPerPicture, log: log,
+                                      clock: clock)
         do {
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
@@ -127,8 +129,12 @@ struct ResponseShaping: Sendable {
     /// Draw delay and faults for the picture (`/img/7`) rather than the file (`/img/7.jpg`).
     let drawsPerPicture: Bool
 
+    /// Where the links' transmissions are timed.
+    let clock: any RunClock
+
     init(profile: NetworkProfile, seed: UInt64, faults: ServerFaults, drawsPerPicture: Bool = false,
-         log: (@Sendable (ServedRequest) -> Void)?) {
+         log: (@Sendable (ServedRequest) -> Void)?, clock: any RunClock = .monotonic) {
+        self.clock = clock
         self.profile = profile
         self.seed = seed
         self.drawsPerPicture = drawsPerPicture
@@ -157,7 +163,7 @@ struct ResponseShaping: Sendable {
         guard let bandwidth = profile.bandwidthBytesPerSecond else { return nil }
         return links.withLockedValue { links in
             if let link = links[client] { return link }
-            let link = SharedLink(bytesPerSecond: bandwidth)
+            let link = SharedLink(bytesPerSecond: bandwidth, clock: clock)
             links[client] = link
             return link
         }

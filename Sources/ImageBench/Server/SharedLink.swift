@@ -4,14 +4,16 @@
 final class SharedLink: Sendable {
     let bytesPerSecond: Double
     private let nextFree = Locked<UInt64>(0)
+    let clock: any RunClock
 
-    init(bytesPerSecond: Double) {
+    init(bytesPerSecond: Double, clock: any RunClock = .monotonic) {
         precondition(bytesPerSecond > 0, "a link needs bandwidth")
         self.bytesPerSecond = bytesPerSecond
+        self.clock = clock
     }
 
-    /// Reserves the link for `bytes` and returns when (monotonic ns) their transmission ends.
-    func reserve(_ bytes: Int, now: UInt64 = MonotonicClock.now()) -> UInt64 {
+    /// Reserves the link for `bytes` and returns when (on `clock`) their transmission ends.
+    func reserve(_ bytes: Int, now: UInt64) -> UInt64 {
         let duration = UInt64(Double(bytes) / bytesPerSecond * 1e9)
         return nextFree.withLockedValue { next in
             next = max(next, now) + duration

@@ -97,7 +97,8 @@ struct CurlLoopTests {
         #expect(retries)
         let gotNext = Locked<Bool?>(nil)
         let answered = DispatchSemaphore(value: 0)
-        CallbackContext().pause(attempts.backoff, unless: token) { carryOn in
+        let clock = MonotonicClock()
+        CallbackContext().pause(until: clock.now() + attempts.backoff, on: clock, unless: token) { carryOn in
             gotNext.withLockedValue { $0 = carryOn }
             answered.signal()
         }

@@ -115,7 +115,7 @@ struct DecodeStopTests {
         let token = LoadToken()
         _ = token.begin()
         #expect(DecodeStop(token: token, deadline: nil).reason == nil)
-        #expect(DecodeStop(token: token, deadline: MonotonicClock.now() - 1).reason == .deadline)
+        #expect(DecodeStop(token: token, deadline: MonotonicClock().now() - 1).reason == .deadline)
         _ = token.cancel()
         #expect(DecodeStop(token: token, deadline: nil).reason == .cancelled)
         #expect(LoadFailure.decode(.stopped(.deadline)).errorClass == .timeout)
@@ -157,7 +157,7 @@ struct DecodeStopTests {
         var clock = clockid_t()
         try #require(pthread_getcpuclockid(pthread_self(), &clock) == 0)
         // The clock counts the thread's whole life: the decode's CPU is what it gains from here.
-        let (loader, start, base) = (clock, MonotonicClock.now(), cpuSeconds(clock))
+        let (loader, start, base) = (clock, MonotonicClock().now(), cpuSeconds(clock))
         let stoppedAt = Locked<Double?>(nil)  // this thread's CPU seconds when the stop came
         // The load starts only once the watcher runs: a watcher thread the host started late
         // would find the deadline passed and leave no sample at all.
@@ -175,7 +175,7 @@ struct DecodeStopTests {
                 // last sample taken before it (an overestimate of the CPU past it, by one interval).
                 stoppedAt.withLockedValue { $0 = cpuSeconds(loader) }
                 waitUntil(every: 0.002) {
-                    guard MonotonicClock.now() < start + 1_000_000_000 else { return true }
+                    guard MonotonicClock().now() < start + 1_000_000_000 else { return true }
                     stoppedAt.withLockedValue { $0 = cpuSeconds(loader) }
                     return false
                 }
@@ -184,7 +184,7 @@ struct DecodeStopTests {
         watching.wait()
         let step = pipeline.load(LoadRequest(url: "http://bomb/", expectedBytes: nil), id: 1, token: token,
                                  submittedAt: start, transport: transport)
-        let (end, cpuEnd) = (MonotonicClock.now(), cpuSeconds(loader))
+        let (end, cpuEnd) = (MonotonicClock().now(), cpuSeconds(loader))
         let output = try #require(step?.output)
         // The watcher records the stop before it cancels; a load that ended first has none.
         let stop = try #require(stoppedAt.withLockedValue { $0 }, "the load ended before its stop")

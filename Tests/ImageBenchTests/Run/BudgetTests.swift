@@ -51,7 +51,7 @@ struct BudgetTests {
         var results = [Self.round(.gcd, 5, 1, mean: 20), Self.round(.threads, 5, 1, mean: 22), Self.round(.operationQueue, 5, 1, mean: 200, spread: 5)]
         #expect(Verdict(results, traceFrames: 1_000).decision == .undecided)
         var measured: [RunCell] = []
-        BudgetRace.run(&plan, results: &results, startedAt: MonotonicClock.now(), cellSeconds: ["gcd ×5": 30, "threads ×5": 30, "operation-queue ×5": 30],
+        BudgetRace.run(&plan, results: &results, startedAt: MonotonicClock().now(), cellSeconds: ["gcd ×5": 30, "threads ×5": 30, "operation-queue ×5": 30],
                        traceFrames: 1_000, stop: nil, observer: nil) { cell in
             measured.append(cell)
             // On the new trace threads is clearly slower.
@@ -74,7 +74,7 @@ struct BudgetTests {
         var plan = BenchmarkPlan(settings: RunSettings(), strategies: [.gcd, .threads], concurrencies: [5])
         plan.budget = Budget(seconds: 20)
         var results = [Self.round(.gcd, 5, 1, mean: 20), Self.round(.threads, 5, 1, mean: 22)]
-        BudgetRace.run(&plan, results: &results, startedAt: MonotonicClock.now(), cellSeconds: ["gcd ×5": 30, "threads ×5": 30],
+        BudgetRace.run(&plan, results: &results, startedAt: MonotonicClock().now(), cellSeconds: ["gcd ×5": 30, "threads ×5": 30],
                        traceFrames: 1_000, stop: nil, observer: nil) { _ in Issue.record("no round fits"); return nil }
         let budget = try #require(plan.budget)
         #expect(budget.looks == 1 && budget.rounds == 1 && results.count == 2, "\(budget)")

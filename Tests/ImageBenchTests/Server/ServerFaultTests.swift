@@ -89,13 +89,13 @@ struct ServerFaultTests {
             let limits = Self.oneSecondStall
             for transport in TransportKind.allCases.map({ $0.make(limits: limits) }) {
                 defer { transport.shutdown() }
-                let started = MonotonicClock.now()
+                let started = MonotonicClock().now()
                 #expect(throws: FetchError.timeout()) {
                     try transport.fetch("\(server.baseURL)/\(Self.corpus.images[0].path)", expectedBytes: nil, token: LoadToken())
                 }
                 // Within stall + 0.5 s the issue asks; a loaded machine gets another second. curl's
                 // own low-speed check took about 3 s.
-                let seconds = Double(MonotonicClock.now() - started) / 1e9
+                let seconds = Double(MonotonicClock().now() - started) / 1e9
                 #expect(seconds >= 0.95 && seconds < 2.5, "\(transport.kind): \(seconds) s")
             }
         }
@@ -127,7 +127,7 @@ struct ServerFaultTests {
                 server.restartFaultDraws()
                 let pipeline = ImagePipeline(processor: ImageFilter.none, memoryCache: MemoryCache(costLimit: 1 << 24))
                 let completion = try #require(pipeline.load(LoadRequest(url: url, expectedBytes: nil), id: 0, token: LoadToken(),
-                                                            submittedAt: MonotonicClock.now(),
+                                                            submittedAt: MonotonicClock().now(),
                                                             transport: BlockingTransport(limits: limits))?.output?.completion)
                 #expect(completion.bytesReceived == image.bytes.count / 2, "\(kind)")
                 #expect(completion.stages.timeToFirstByte < 900_000_000, "\(kind): \(completion.stages)")
@@ -157,7 +157,7 @@ struct ServerFaultTests {
                                              retry: RetryPolicy(retries: retries, backoffMilliseconds: 1))
                 let token = LoadToken()
                 return pipeline.load(LoadRequest(url: url, expectedBytes: nil), id: 0, token: token,
-                                     submittedAt: MonotonicClock.now(), transport: transport)?.output?.completion
+                                     submittedAt: MonotonicClock().now(), transport: transport)?.output?.completion
             }
             let once = try #require(load("\(server.baseURL)/\(image.path)", retries: 0))
             guard case .failed(.fetch(.httpStatus)) = once.outcome else { Issue.record("\(once.outcome)"); return }

@@ -9,13 +9,13 @@ extension ScrollRun {
     /// not depend on how busy a shared machine is. `around` runs each frame's `step` (so a test
     /// can look at the loop's state on either side of it) and returns what it returned.
     func runEveryFrame(_ around: (_ frame: Int, _ step: () -> Bool) -> Bool = { _, step in step() }) -> RunResult {
-        begin(at: MonotonicClock.now() + frameNanoseconds)
+        begin(at: MonotonicClock().now() + frameNanoseconds)
         while true {
-            MonotonicClock.sleep(until: nextVsync)
+            MonotonicClock().sleep(until: nextVsync)
             let frame = loop.frame
             // Woken late: this frame's vsync is now. The loop then never finds itself a frame
             // behind and never skips the frames it slept through.
-            let now = MonotonicClock.now()
+            let now = MonotonicClock().now()
             if now > nextVsync + frameNanoseconds / 4 { loop.start = now - UInt64(frame) * frameNanoseconds }
             guard around(frame, { step() }) else { break }
             loop.frame = frame + 1  // a frame whose work overran is not followed by a skip either

@@ -42,12 +42,12 @@ public enum DecoderCost {
                 let target = scale == 1 ? nil : PixelSize(width: max(1, size.width / scale), height: max(1, size.height / scale))
                 var times: [UInt64] = []
                 var output = size
-                let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
-                while times.count < 3 || MonotonicClock.now() < deadline {
-                    let start = MonotonicClock.now()
+                let deadline = MonotonicClock().now() + UInt64(seconds * 1e9)
+                while times.count < 3 || MonotonicClock().now() < deadline {
+                    let start = MonotonicClock().now()
                     var image = try ImageDecoder().decode(bytes, targetSize: target, limits: limits)
                     if let target { image = Downsampler.aspectFill(image, to: target) }
-                    times.append(MonotonicClock.now() - start)
+                    times.append(MonotonicClock().now() - start)
                     output = image.size
                 }
                 let median = Double(times.sorted()[times.count / 2]) / 1e6

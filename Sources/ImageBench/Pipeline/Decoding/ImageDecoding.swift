@@ -89,11 +89,11 @@ public final class DecodeStop: Sendable {
     /// `check` answers "stop, and why?"; it runs on the decoding thread, once per row at most.
     init(_ check: @escaping @Sendable () -> Reason?) { self.check = check }
 
-    /// A load's stop: its token cancelled, or `MonotonicClock` past `deadline` (nanoseconds).
-    public convenience init(token: LoadToken, deadline: UInt64?) {
+    /// A load's stop: its token cancelled, or `clock` past `deadline` (nanoseconds).
+    public convenience init(token: LoadToken, deadline: UInt64?, clock: any RunClock = .monotonic) {
         self.init {
             if token.isCancelled { return .cancelled }
-            if let deadline, MonotonicClock.now() >= deadline { return .deadline }
+            if let deadline, clock.now() >= deadline { return .deadline }
             return nil
         }
     }

@@ -102,7 +102,7 @@ final class CurlEasy: @unchecked Sendable {
 
     /// True once the transfer has received nothing for the stall timeout (from its start, or from
     /// its last byte); the transport then aborts it, and `finish` calls it a timeout.
-    func isStalled(now: UInt64 = MonotonicClock.now()) -> Bool {
+    func isStalled(now: UInt64 = MonotonicClock().now()) -> Bool {
         guard let transfer else { return false }
         if now &- transfer.lastActivity > UInt64(limits.stallMilliseconds) * 1_000_000 { transfer.stalled = true }
         return transfer.stalled
@@ -178,7 +178,7 @@ private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
     if !transfer.bodyBegun && !transfer.beginBody() { return 0 }
     transfer.received += length
     if transfer.keepsBody { transfer.append(UnsafeRawBufferPointer(start: data, count: length)) }
-    transfer.lastActivity = MonotonicClock.now()
+    transfer.lastActivity = MonotonicClock().now()
     transfer.observer?.bodyGrew(transfer.body)
     return length
 }
@@ -195,7 +195,7 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
     if line.starts(with: statusLinePrefix) { (transfer.headersComplete, transfer.bodyBegun) = (false, false) }
     if transfer.resume != nil { transfer.resume?.read(headerLine: String(decoding: line, as: UTF8.self)) }
     if length <= 2 && line.allSatisfy({ $0 == 13 || $0 == 10 }) { transfer.headersComplete = true }
-    transfer.lastActivity = MonotonicClock.now()
+    transfer.lastActivity = MonotonicClock().now()
     if transfer.firstByteAt == nil { transfer.firstByteAt = transfer.lastActivity }
     return length
 }

@@ -97,7 +97,7 @@ final class CurlLoop: @unchecked Sendable {
             awake.store(true, ordering: .sequentiallyConsistent)
             wakeWritten.store(false, ordering: .sequentiallyConsistent)
             for position in 0..<max(0, Int(count)) { members[Int(touched[position])]?.collectFinished() }
-            let now = MonotonicClock.now()
+            let now = MonotonicClock().now()
             if now - min(now, lastStallCheck) >= UInt64(CurlFetcher.tickMilliseconds) * 1_000_000 {
                 lastStallCheck = now
                 for member in members { member?.abortStalled(now: now) }

@@ -12,7 +12,7 @@ final class CurlTransfer {
     var tooLarge = false
     /// When the transfer began, its response's first byte came (nil: none did), and when it
     /// began or its last byte arrived.
-    let startedAt = MonotonicClock.now()
+    let startedAt = MonotonicClock().now()
     var firstByteAt: UInt64?
     lazy var lastActivity = startedAt
     var stalled = false
