@@ -2,7 +2,7 @@
 /// requests.csv): what tells its runs apart from another cell's, as values rather than as the
 /// label tables print. Two directories' cells pair when these are equal, which is when their
 /// labels are ("threads ×5", "threads ×5 avif", "threads ×5 cancel=none").
-public struct ResultCell: Sendable, Hashable, CustomStringConvertible {
+public struct ResultCell: Sendable, Hashable {
     /// A strategy as a file records it: one this imgbench runs, or the name of one it does not
     /// know (a file from another version), which can still be compared and named, never run.
     enum Strategy: Sendable, Hashable {
@@ -45,8 +45,6 @@ public struct ResultCell: Sendable, Hashable, CustomStringConvertible {
     var name: String {
         CellName.of(strategy: strategy.name, concurrency: concurrency, format: format) + variant.suffix
     }
-
-    public var description: String { name }
 }
 
 extension ResultCell {
