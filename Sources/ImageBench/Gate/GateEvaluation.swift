@@ -13,9 +13,7 @@ public struct GateCheck: Sendable {
         case unconfirmed
     }
 
-    let cell: String
-    let strategy: String
-    let concurrency: String
+    let cell: ResultCell
     let threshold: Threshold
     let baselineMedian: Double?
     let currentMedian: Double
@@ -48,15 +46,14 @@ public struct GateEvaluation: Sendable {
 
     public init(baseline: ResultsDirectory, current: ResultsDirectory, thresholds: [Threshold], alpha: Double = 0.05) {
         self.alpha = alpha
-        let baselineCells = Dictionary(baseline.cells.map { ($0.key, $0.runs) }, uniquingKeysWith: { a, _ in a })
+        let baselineCells = Dictionary(uniqueKeysWithValues: baseline.cells.map { ($0.cell, $0.runs) })
         var checks: [GateCheck] = []
         for (cell, runs) in current.cells {
-            let strategy = runs[0]["strategy"] ?? "?", concurrency = runs[0]["concurrency"] ?? "?"
             let baseRuns = baselineCells[cell]
             for threshold in thresholds {
-                let now = runs.compactMap { $0[threshold.metric].flatMap(Double.init) }
+                let now = runs.compactMap { $0.value(threshold.metric) }
                 guard !now.isEmpty else { continue }
-                let before = baseRuns?.compactMap { $0[threshold.metric].flatMap(Double.init) } ?? []
+                let before = baseRuns?.compactMap { $0.value(threshold.metric) } ?? []
                 if case .limit = threshold.rule {} else if before.isEmpty { continue }
                 let currentMedian = RepeatStatistics.median(of: now)
                 let baselineMedian = before.isEmpty ? nil : RepeatStatistics.median(of: before)
@@ -75,14 +72,14 @@ public struct GateEvaluation: Sendable {
                 } else {
                     status = .regression
                 }
-                checks.append(GateCheck(cell: cell, strategy: strategy, concurrency: concurrency, threshold: threshold,
+                checks.append(GateCheck(cell: cell, threshold: threshold,
                                         baselineMedian: baselineMedian,
                                         currentMedian: currentMedian, baselineRuns: before.count, currentRuns: now.count,
                                         pValue: test?.pValue, cliffsDelta: test?.cliffsDelta, status: status))
             }
         }
         self.checks = checks
-        unmatched = Set(baseline.cells.map(\.key)).symmetricDifference(current.cells.map(\.key)).sorted()
+        unmatched = Set(baseline.cells.map(\.cell)).symmetricDifference(current.cells.map(\.cell)).map(\.name).sorted()
         // A threshold no cell could check: its metric is missing on a side (a baseline recorded
         // before the metric existed). Said, never dropped: a gate that checks less than it was
         // asked to would pass for the wrong reason.
@@ -96,10 +93,10 @@ public struct GateEvaluation: Sendable {
     /// Thresholds that no cell could check, each with why.
     public let unevaluated: [String]
 
-    /// The cells that regressed, as (strategy, concurrency), for a confirming re-run.
-    public var regressedCells: [(strategy: String, concurrency: String)] {
-        var seen = Set<String>()
-        return checks.filter { $0.status == .regression && seen.insert($0.cell).inserted }.map { ($0.strategy, $0.concurrency) }
+    /// The cells that regressed, for a confirming re-run.
+    public var regressedCells: [ResultCell] {
+        var seen = Set<ResultCell>()
+        return checks.filter { $0.status == .regression && seen.insert($0.cell).inserted }.map(\.cell)
     }
 
     /// This evaluation after its failing cells were run again: a regression stands only when the
@@ -119,7 +116,7 @@ public struct GateEvaluation: Sendable {
 
     var rows: [[String]] {
         checks.map { check in
-            [check.cell, check.threshold.description, check.baselineMedian.map(Format.compact) ?? "–", Format.compact(check.currentMedian),
+            [check.cell.name, check.threshold.description, check.baselineMedian.map(Format.compact) ?? "–", Format.compact(check.currentMedian),
              check.relativeChange.map(Format.change) ?? "–",
              check.pValue.map { String(format: "%.3f", $0) } ?? "n/a (too few runs)",
              check.cliffsDelta.map { String(format: "%+.2f", $0) } ?? "–", check.status == .unconfirmed ? "NOT CONFIRMED" : check.status.rawValue.uppercased()]
@@ -152,7 +149,7 @@ public struct GateEvaluation: Sendable {
             return "PASS: \(checks.count) check\(checks.count == 1 ? "" : "s"), no regression" + (checks.contains { $0.status == .noise }
                 ? " (changes beyond a threshold but within noise are marked NOISE)" : "") + untestedNote
         }
-        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell)" }.joined(separator: ", ") + untestedNote
+        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell.name)" }.joined(separator: ", ") + untestedNote
     }
 
     /// The verdict table for a terminal.
@@ -193,7 +190,8 @@ public struct GateEvaluation: Sendable {
             "untested_checks": untested.count,
             "checks": checks.map { check in
                 [
-                    "cell": check.cell, "strategy": check.strategy, "concurrency": check.concurrency,
+                    // The limit as text, as summary.csv has it (gate.json said so before cells were typed).
+                    "cell": check.cell.name, "strategy": check.cell.strategy.name, "concurrency": String(check.cell.concurrency),
                     "metric": check.threshold.metric, "threshold": check.threshold.description,
                     "baseline_median": check.baselineMedian ?? NSNull(), "current_median": check.currentMedian,
                     "relative_change": check.relativeChange ?? NSNull(), "baseline_runs": check.baselineRuns,

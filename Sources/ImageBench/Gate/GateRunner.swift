@@ -15,8 +15,8 @@ public struct GateRunner: Sendable {
         }
     }
 
-    /// Cells to run, as (strategy, concurrency); nil runs the whole recorded matrix.
-    public typealias Cells = [(strategy: String, concurrency: String)]
+    /// Cells to run (their strategies and limits); nil runs the whole recorded matrix.
+    public typealias Cells = [ResultCell]
 
     /// The baseline's plan.
     public let plan: BenchmarkPlan
@@ -36,8 +36,8 @@ public struct GateRunner: Sendable {
         var plan = self.plan
         plan.repeats = repeats
         if let cells {
-            plan.strategies = Self.unique(cells.map(\.strategy)).compactMap(StrategyKind.init(rawValue:))
-            plan.concurrencies = Self.unique(cells.map(\.concurrency)).compactMap { Int($0) }
+            plan.strategies = Self.unique(cells.compactMap(\.strategy.kind))
+            plan.concurrencies = Self.unique(cells.map(\.concurrency))
         }
         return plan
     }
@@ -67,8 +67,8 @@ public struct GateRunner: Sendable {
                 try ResultsDirectory.combining(runs["b"] ?? [], into: workspace.appendingPathComponent("\(prefix)-b")))
     }
 
-    static func unique(_ values: [String]) -> [String] {
-        var seen = Set<String>()
+    static func unique<Value: Hashable>(_ values: [Value]) -> [Value] {
+        var seen = Set<Value>()
         return values.filter { seen.insert($0).inserted }
     }
 }

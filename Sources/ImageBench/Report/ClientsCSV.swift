@@ -16,3 +16,31 @@ struct ClientsCSV: ReportWriter {
         return table.rendered
     }
 }
+
+extension ClientsCSV {
+    /// One row read back: its cell (by the values of the policies the run varied), repeat, user
+    /// and summary.
+    struct Row: Sendable {
+        let cell: ResultCell
+        let repetition: Int
+        let client: Int
+        let summary: RunSummary
+    }
+
+    /// What `render` wrote, read back (`imgbench merge`); `varied`: the policies that tell the
+    /// run's cells apart. An error names the row (`clients.csv:3: no client`).
+    static func read(_ text: String, varied: [PolicyDimension]) throws(RunSummary.RowError) -> [Row] {
+        guard let (_, rows) = CSVTable.records(text) else { throw RunSummary.RowError(description: "\(fileName) is empty") }
+        var read: [Row] = []
+        for row in rows {
+            do throws(RunSummary.RowError) {
+                let summary = try RunSummary(row: row.fields)
+                guard let client = Int(row.fields["client"] ?? "") else { throw RunSummary.RowError(description: "no client") }
+                read.append(Row(cell: ResultCell(summary, varied: varied), repetition: summary.repetition, client: client, summary: summary))
+            } catch {
+                throw RunSummary.RowError(description: "\(fileName):\(row.number): \(error.description)")
+            }
+        }
+        return read
+    }
+}

@@ -9,7 +9,7 @@ extension ResultsComparison {
 
     /// One cell's verdict in a sentence, with the interval it rests on.
     struct CellVerdict: Sendable, Equatable {
-        let cell: String
+        let cell: ResultCell
         let change: Interval?
         let text: String
     }
@@ -28,13 +28,13 @@ extension ResultsComparison {
     static func verdicts(base: ResultsDirectory, new: ResultsDirectory) -> [CellVerdict] {
         let frames = Self.traceFrames(base.path)
         let (before, after) = (Self.placeholderSamples(base.path), Self.placeholderSamples(new.path))
-        let shared = base.cells.map(\.key).filter { key in new.cells.contains { $0.key == key } }
+        let shared = base.cells.map(\.cell).filter { cell in new.cells.contains { $0.cell == cell } }
         return shared.map { cell in
             if let reason = [("base", base), ("new", new)].lazy.compactMap({ side, directory in
                 Self.invalidity(directory, cell).map { "\(side): \($0)" } }).first {
                 return CellVerdict(cell: cell, change: nil, text: "could not measure: \(reason)")
             }
-            guard let frames, let old = before?[cell], let current = after?[cell] else {
+            guard let frames, let old = before?[cell.name], let current = after?[cell.name] else {
                 return CellVerdict(cell: cell, change: nil, text: "could not measure placeholder time: a requests.csv or the trace length is missing")
             }
             let (was, now) = (SegmentMeans(old, traceFrames: frames), SegmentMeans(current, traceFrames: frames))
@@ -50,9 +50,9 @@ extension ResultsComparison {
     }
 
     /// Why a cell of a directory may not be compared (control, failed, overloaded, partial), or nil.
-    static func invalidity(_ directory: ResultsDirectory, _ cell: String) -> String? {
-        guard let runs = directory.cells.first(where: { $0.key == cell })?.runs,
-              let summaries = try? runs.map({ row throws(RunSummary.RowError) in try RunSummary(row: row) }) else { return nil }
+    static func invalidity(_ directory: ResultsDirectory, _ cell: ResultCell) -> String? {
+        guard let runs = directory.cells.first(where: { $0.cell == cell })?.runs,
+              let summaries = try? runs.map({ run throws(RunSummary.RowError) in try run.summary() }) else { return nil }
         switch CellValidity(summaries) {
         case .valid: return nil
         case .control: return "the control"

@@ -45,6 +45,13 @@ struct HistogramsJSON: ReportWriter {
             policies ?? ["cancel": cancel ?? "", "prefetch": String(prefetch ?? 0), "memory_cache_mb": String(memoryCacheMb ?? 0)]
         }
 
+        /// The cell the run belongs to, by the values of the policies the run varied (`varied`).
+        func cell(varied: [PolicyDimension]) -> ResultCell {
+            let values = policyValues
+            return ResultCell(strategy: strategy, concurrency: concurrency, format: format ?? "",
+                              variant: PolicyVariant(varied.reduce(into: [:]) { $0[$1] = values[$1.rawValue] ?? "" }))
+        }
+
         /// The run's distributions as written (empty where an older file has none).
         var distributions: RunDistributions {
             var distributions = RunDistributions()

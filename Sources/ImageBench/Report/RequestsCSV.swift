@@ -47,3 +47,33 @@ struct RequestsCSV: ReportWriter {
     }
 }
 
+
+extension RequestsCSV {
+    /// One request read back, with its cell (by the values of the policies the run varied) and repeat.
+    struct Row: Sendable {
+        let cell: ResultCell
+        let repetition: Int
+        let record: RequestRecord
+    }
+
+    /// What `render` wrote, read back (`imgbench merge`); `varied`: the policies that tell the
+    /// run's cells apart. Rows that do not read as a request are skipped (a merge still has the
+    /// shards' summaries); files without the columns added since read as those versions wrote
+    /// them (no format: the mix; no policies: "").
+    static func read(_ text: String, varied: [PolicyDimension]) -> [Row] {
+        guard let (_, rows) = CSVTable.records(text) else { return [] }
+        return rows.compactMap { row in
+            let fields = row.fields
+            guard let record = RequestRecord(row: fields), let strategy = fields["strategy"],
+                  let concurrency = fields["concurrency"].flatMap(Int.init), let repetition = fields["repeat"].flatMap(Int.init) else { return nil }
+            let variant = PolicyVariant(varied.reduce(into: [:]) { $0[$1] = fields[$1.requestsColumn] ?? "" })
+            return Row(cell: ResultCell(strategy: strategy, concurrency: concurrency, format: fields["format"] ?? "", variant: variant),
+                       repetition: repetition, record: record)
+        }
+    }
+
+    /// Several files' text as one: the first header, then every file's rows as written.
+    static func joined(_ texts: [String]) -> String {
+        texts.reduce("") { joined, text in joined.isEmpty ? text : joined + String(text.drop { $0 != "\n" }.dropFirst()) }
+    }
+}

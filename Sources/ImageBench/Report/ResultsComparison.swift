@@ -4,7 +4,7 @@ import Foundation
 /// strategy × concurrency cell they share (the mean over repeats), with its relative change.
 public struct ResultsComparison: Sendable {
     struct Line: Sendable, Equatable {
-        let cell: String
+        let cell: ResultCell
         let metric: String
         let base: Double
         let new: Double
@@ -37,7 +37,7 @@ public struct ResultsComparison: Sendable {
         self.new = new
         let shared = base.header.filter { new.header.contains($0) && Metric.named($0)?.identifies != true }
         let metrics = all ? shared : Self.onScreen.filter(shared.contains)
-        let newCells = Dictionary(new.cells.map { ($0.key, $0.runs) }, uniquingKeysWith: { a, _ in a })
+        let newCells = Dictionary(uniqueKeysWithValues: new.cells.map { ($0.cell, $0.runs) })
         var lines: [Line] = []
         for (cell, baseRuns) in base.cells {
             guard let newRuns = newCells[cell] else { continue }
@@ -48,33 +48,32 @@ public struct ResultsComparison: Sendable {
             }
         }
         self.lines = lines
-        let baseKeys = Set(base.cells.map(\.key)), newKeys = Set(new.cells.map(\.key))
-        unmatched = baseKeys.symmetricDifference(newKeys).sorted()
+        unmatched = Set(base.cells.map(\.cell)).symmetricDifference(new.cells.map(\.cell)).map(\.name).sorted()
         verdicts = Self.verdicts(base: base, new: new)
     }
 
-    static func values(_ runs: [[String: String]], _ metric: String) -> [Double] {
-        runs.compactMap { $0[metric].flatMap(Double.init) }
+    static func values(_ runs: [ResultRun], _ metric: String) -> [Double] {
+        runs.compactMap { $0.value(metric) }
     }
 
-    static func mean(_ runs: [[String: String]], _ metric: String) -> Double? {
+    static func mean(_ runs: [ResultRun], _ metric: String) -> Double? {
         let values = values(runs, metric)
         return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }
 
     /// The verdict sentence of `cell` ("" for a cell not in both).
-    func verdict(for cell: String) -> String { verdicts.first { $0.cell == cell }?.text ?? "" }
+    func verdict(for cell: ResultCell) -> String { verdicts.first { $0.cell == cell }?.text ?? "" }
 
     /// A table per cell: metric, base, new, change and whether the change is beyond the noise,
     /// under the cell's verdict.
     public var text: String {
         var output = "base: \(base.path)\nnew:  \(new.path)\n"
         let width = max(6, lines.map(\.metric.count).max() ?? 0)
-        var cell = ""
+        var cell: ResultCell?
         for line in lines {
             if line.cell != cell {
                 cell = line.cell
-                output += "\n\(cell): \(verdict(for: cell))\n"
+                output += "\n\(line.cell.name): \(verdict(for: line.cell))\n"
                 output += "  " + "metric".padding(toLength: width, withPad: " ", startingAt: 0)
                     + "          base           new     change  beyond noise\n"
             }

@@ -1,79 +1,60 @@
 import Foundation
 
-/// A results directory read back from its `summary.csv`.
+/// A results directory read back from its `summary.csv` (`SummaryCSV.read`): what compare and the
+/// gate judge, its runs with typed cells and repeats.
 public struct ResultsDirectory: Sendable {
     public struct LoadError: Error, CustomStringConvertible {
         public let description: String
     }
 
     public let path: String
+    /// summary.csv's columns in the file's order, former names under today's.
     let header: [String]
-    /// One dictionary per run, keyed by column name.
-    public let runs: [[String: String]]
+    /// One per row, in the file's order.
+    public let runs: [ResultRun]
+    /// The runs grouped by cell, in first-seen order.
+    let cells: [(cell: ResultCell, runs: [ResultRun])]
 
     public init(path: String) throws(LoadError) {
         let file = URL(fileURLWithPath: path).appendingPathComponent(SummaryCSV.fileName)
         guard let text = try? String(contentsOf: file, encoding: .utf8) else {
-            throw LoadError(description: "\(path) is not a results directory (no readable summary.csv)")
+            throw LoadError(description: "\(path) is not a results directory (no readable \(SummaryCSV.fileName))")
         }
-        let rows = CSVTable.parse(text)
-        // Columns renamed since (latency_p95_ms is display_p95_ms) are read under today's names.
-        guard let header = rows.first.map({ $0.map(Metric.currentName) }), header.contains("strategy"), header.contains("concurrency") else {
-            throw LoadError(description: "\(file.path) has no strategy and concurrency columns")
-        }
-        self.path = path
-        self.header = header
-        runs = rows.dropFirst().filter { $0.count == header.count }.map { Dictionary(zip(header, $0), uniquingKeysWith: { first, _ in first }) }
+        try self.init(path: path, text: text, file: file.path)
     }
 
-    init(path: String, header: [String], runs: [[String: String]]) {
+    /// `text` as summary.csv of the directory at `path`.
+    init(path: String, text: String, file: String) throws(LoadError) {
+        let (header, runs) = try SummaryCSV.read(text, file: file)
+        self.init(path: path, header: header, runs: runs)
+    }
+
+    init(path: String, header: [String], runs: [ResultRun]) {
         self.path = path
         self.header = header
         self.runs = runs
+        var order: [ResultCell] = []
+        var groups: [ResultCell: [ResultRun]] = [:]
+        for run in runs {
+            if groups[run.cell] == nil { order.append(run.cell) }
+            groups[run.cell, default: []].append(run)
+        }
+        cells = order.map { ($0, groups[$0]!) }
     }
 
-    /// Several result sets as one, written to `directory`/summary.csv: how A/B mode joins its
-    /// one-repeat rounds. Repeats are renumbered 1, 2, … per cell in the order given.
+    /// Several result sets as one, written to `directory`/summary.csv and read back from it: how
+    /// A/B mode joins its one-repeat rounds. Repeats are renumbered 1, 2, … per cell in the order given.
     static func combining(_ parts: [ResultsDirectory], into directory: URL) throws -> ResultsDirectory {
         guard let header = parts.first?.header else { return ResultsDirectory(path: directory.path, header: [], runs: []) }
-        var counts: [String: Int] = [:]
-        var runs: [[String: String]] = []
-        for part in parts {
-            for var run in part.runs {
-                let cell = part.cell(of: run)
-                counts[cell, default: 0] += 1
-                run["repeat"] = String(counts[cell]!)
-                runs.append(run)
-            }
+        var counts: [ResultCell: Int] = [:]
+        let runs = parts.flatMap(\.runs).map { run in
+            counts[run.cell, default: 0] += 1
+            return run.renumbered(counts[run.cell]!)
         }
-        var table = CSVTable(header: header)
-        for run in runs { table.append(header.map { run[$0] ?? "" }) }
+        let text = SummaryCSV.render(header: header, runs: runs)
+        let file = directory.appendingPathComponent(SummaryCSV.fileName)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try table.rendered.write(to: directory.appendingPathComponent(SummaryCSV.fileName), atomically: true, encoding: .utf8)
-        return ResultsDirectory(path: directory.path, header: header, runs: runs)
-    }
-
-    /// The strategy × concurrency (× format × varied policies) cell a run belongs to, as tables
-    /// name it: "threads ×5", "threads ×5 avif", "threads ×5 cancel=none".
-    func cell(of run: [String: String]) -> String {
-        CellName.of(strategy: run["strategy"] ?? "?", concurrency: run["concurrency"] ?? "?", format: run["format"] ?? "")
-            + PolicyVariant(Self.variedPolicies(runs).reduce(into: [:]) { $0[$1] = run[$1.rawValue] }).suffix
-    }
-
-    /// The policies whose column holds more than one value: the run varied them.
-    static func variedPolicies(_ runs: [[String: String]]) -> [PolicyDimension] {
-        PolicyDimension.allCases.filter { dimension in Set(runs.compactMap { $0[dimension.rawValue] }).count > 1 }
-    }
-
-    /// Runs grouped by strategy and concurrency, in first-seen order.
-    var cells: [(key: String, runs: [[String: String]])] {
-        var order: [String] = []
-        var groups: [String: [[String: String]]] = [:]
-        for run in runs {
-            let key = cell(of: run)
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(run)
-        }
-        return order.map { ($0, groups[$0]!) }
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return try ResultsDirectory(path: directory.path, text: text, file: file.path)
     }
 }

@@ -105,3 +105,20 @@ public struct SummaryJSON: ReportWriter {
         ]
     }
 }
+
+extension SummaryJSON {
+    /// The workload a results directory records, read back for a merge to carry over.
+    struct RecordedWorkload: Sendable {
+        var images = 0
+        var corpusBytes = 0
+        var traceSeconds = 0.0
+    }
+
+    /// `directory`'s workload; zeros for what its summary.json does not say (or without one).
+    static func workload(_ directory: URL) -> RecordedWorkload {
+        let document = (try? JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(fileName)))) as? [String: Any]
+        let workload = document?["workload"] as? [String: Any] ?? [:]
+        return RecordedWorkload(images: workload["images"] as? Int ?? 0, corpusBytes: workload["corpus_bytes"] as? Int ?? 0,
+                                traceSeconds: workload["trace_seconds"] as? Double ?? 0)
+    }
+}

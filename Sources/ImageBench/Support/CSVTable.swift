@@ -63,3 +63,20 @@ extension CSVTable {
         return rows
     }
 }
+
+extension CSVTable {
+    /// `text`'s rows after its header, each by column name, with its number in the file (the
+    /// header is row 1), for readers that say which row is wrong. Rows with another number of
+    /// fields than the header are skipped; a header that names a column twice (a hostile or
+    /// hand-edited file) keeps the first. `rename` spells each header name as the reader wants it
+    /// (`Metric.currentName`). Nil when there is no header.
+    static func records(_ text: String, rename: (String) -> String = { $0 })
+        -> (header: [String], rows: [(number: Int, fields: [String: String])])? {
+        let rows = parse(text)
+        guard let header = rows.first.map({ $0.map(rename) }) else { return nil }
+        let records = rows.enumerated().dropFirst().filter { $0.element.count == header.count }.map { index, fields in
+            (number: index + 1, fields: Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first }))
+        }
+        return (header, records)
+    }
+}

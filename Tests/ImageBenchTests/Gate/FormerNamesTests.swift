@@ -24,7 +24,7 @@ struct FormerNamesTests {
         #expect(text.hasPrefix("strategy,") && text.contains(",latency_p95_ms,") && !text.contains("display_p95_ms"))
         let directory = try ResultsDirectory(path: legacy.path)
         #expect(directory.header.contains("display_p95_ms") && !directory.header.contains("latency_p95_ms"))
-        #expect(directory.runs[0]["display_p95_ms"] == "54.175")
+        #expect(directory.runs[0].text("display_p95_ms") == "54.175" && directory.runs[0].value("display_p95_ms") == 54.175)
 
         let old = try Threshold(parsing: "latency_p95_ms +15%"), new = try Threshold(parsing: "display_p99_ms +25%")
         #expect(old.metric == "display_p95_ms" && old.description == "display_p95_ms +15%")
@@ -39,7 +39,7 @@ struct FormerNamesTests {
         let legacy = try Self.legacyDirectory(), current = try GateTests.directory(p95: [60, 61, 62], hitRates: [0.5, 0.5, 0.5])
         defer { for url in [legacy, current] { try? FileManager.default.removeItem(at: url) } }
         let comparison = ResultsComparison(base: try ResultsDirectory(path: legacy.path), new: try ResultsDirectory(path: current.path))
-        let p95 = try #require(comparison.lines.first { $0.metric == "display_p95_ms" && $0.cell == "threads ×5" })
+        let p95 = try #require(comparison.lines.first { $0.metric == "display_p95_ms" && $0.cell.name == "threads ×5" })
         #expect(p95.new == 61 && p95.base > 50 && p95.base < 55, "\(p95)")
 
         // Merge reads shards' clients.csv rows through RunSummary(row:): a row with the old column names.

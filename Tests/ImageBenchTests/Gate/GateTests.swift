@@ -81,7 +81,7 @@ struct GateTests {
                                         current: try ResultsDirectory(path: slower.path), thresholds: rule)
         #expect(regression.regressed)
         let check = try #require(regression.checks.first)
-        #expect(check.status == .regression && check.cell == "threads ×5")
+        #expect(check.status == .regression && check.cell.name == "threads ×5")
         #expect(abs(check.relativeChange! - 0.30) < 1e-9)
         #expect(check.pValue! < 0.01 && check.cliffsDelta == 1)
         #expect(regression.markdown.contains("| threads ×5 | display_p95_ms +10% |"))
@@ -158,7 +158,7 @@ extension GateTests {
         let rules = [try Threshold(parsing: "display_p95_ms +10%"), try Threshold(parsing: "memory_hit_rate -0.02")]
         let base = try ResultsDirectory(path: baseline.path)
         let first = GateEvaluation(baseline: base, current: try ResultsDirectory(path: slower.path), thresholds: rules)
-        #expect(first.regressed && first.regressedCells.map(\.strategy) == ["threads"] && first.regressedCells[0].concurrency == "5")
+        #expect(first.regressed && first.regressedCells.map(\.strategy.name) == ["threads"] && first.regressedCells[0].concurrency == 5)
 
         let hiccup = first.confirmed(by: GateEvaluation(baseline: base, current: try ResultsDirectory(path: same.path), thresholds: rules))
         #expect(!hiccup.regressed)
@@ -189,8 +189,8 @@ extension GateTests {
         let combined = try ResultsDirectory.combining([try ResultsDirectory(path: first.path), try ResultsDirectory(path: second.path)],
                                                       into: joined)
         let reread = try ResultsDirectory(path: joined.path)
-        #expect(reread.runs.map { $0["repeat"] } == ["1", "2"] && combined.runs.count == 2)
-        #expect(reread.runs.map { $0["display_p95_ms"] } == ["100.000", "110.000"])
+        #expect(reread.runs.map(\.repetition) == [1, 2] && reread.runs.map { $0.text("repeat") } == ["1", "2"] && combined.runs.count == 2)
+        #expect(reread.runs.map { $0.text("display_p95_ms") } == ["100.000", "110.000"])
     }
 }
 
@@ -243,8 +243,8 @@ extension ChildProcessRuns {
                 #expect(fail.status == 1, "\(fail.output)")
                 #expect(fail.output.contains("REGRESSION: rows_visited in threads ×2"))
                 let a = try ResultsDirectory(path: ab.appendingPathComponent("ab-a").path)
-                #expect(a.runs.map { $0["repeat"] } == ["1", "2", "3", "4"] && a.runs.allSatisfy { $0["rows_visited"] == "40" })
-                #expect(try ResultsDirectory(path: ab.appendingPathComponent("confirm-b").path).runs.allSatisfy { $0["rows_visited"] == "20" })
+                #expect(a.runs.map { $0.text("repeat") } == ["1", "2", "3", "4"] && a.runs.allSatisfy { $0.text("rows_visited") == "40" })
+                #expect(try ResultsDirectory(path: ab.appendingPathComponent("confirm-b").path).runs.allSatisfy { $0.text("rows_visited") == "20" })
                 let failJSON = try Self.json(ab.appendingPathComponent("gate.json"))
                 let check = try #require((failJSON["checks"] as? [[String: Any]])?.first)
                 #expect(failJSON["verdict"] as? String == "regression" && failJSON["confirmed_by_rerun"] as? Bool == true)

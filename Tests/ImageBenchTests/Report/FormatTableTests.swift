@@ -40,7 +40,7 @@ struct FormatTableTests {
         let (base, new) = (try directory(avifMean: 20), try directory(avifMean: 30))
         defer { for url in [base, new] { try? FileManager.default.removeItem(at: url) } }
         let comparison = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: new.path))
-        #expect(comparison.verdicts.map(\.cell) == ["threads ×5 jpeg", "threads ×5 avif"])
+        #expect(comparison.verdicts.map(\.cell.name) == ["threads ×5 jpeg", "threads ×5 avif"])
         #expect(comparison.verdicts[0].text.hasPrefix("a tie within noise: mean placeholder time 10."), "\(comparison.verdicts)")
         #expect(comparison.verdicts[1].text.hasPrefix("SLOWER beyond noise: mean placeholder time 2"), "\(comparison.verdicts)")
     }

@@ -113,7 +113,7 @@ struct ReportTests {
         let comparison = ResultsComparison(base: try ResultsDirectory(path: baseDirectory.path),
                                            new: try ResultsDirectory(path: newDirectory.path))
         let p95 = try #require(comparison.lines.first { $0.metric == "display_p95_ms" })
-        #expect(p95.cell == "gcd ×5")
+        #expect(p95.cell.name == "gcd ×5")
         #expect(p95.base == 80 && p95.new == 100)
         #expect(p95.relativeChange == 0.25)
         let hits = try #require(comparison.lines.first { $0.metric == "memory_hits" })
@@ -221,7 +221,7 @@ extension ReportTests {
                                     VerdictTests.run(.mainThread, 5, mean: 12, noise: 1)])
         defer { for url in [base, new] { try? FileManager.default.removeItem(at: url) } }
         let comparison = ResultsComparison(base: try ResultsDirectory(path: base.path), new: try ResultsDirectory(path: new.path))
-        let verdicts = Dictionary(uniqueKeysWithValues: comparison.verdicts.map { ($0.cell, $0) })
+        let verdicts = Dictionary(uniqueKeysWithValues: comparison.verdicts.map { ($0.cell.name, $0) })
         let threads = try #require(verdicts["threads ×5"])
         // The noise is seeded, so the numbers are exact: 4 ms slower, ±5 ms of noise a request.
         #expect(threads.text.hasPrefix("SLOWER beyond noise: mean placeholder time 10.0 → 14.1 ms (n = 400 → 400 requests), +4.1 ms"),

@@ -33,8 +33,8 @@ extension ChildProcessRuns {
                     let header = rows[0]
                     let requests = rows.dropFirst().filter { $0.count == header.count }.map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
                     let displayed = Set(requests.filter { $0["outcome"] == "displayed" }.compactMap { $0["url"] })
-                    #expect(Int(summary["network_fetches"] ?? "") == displayed.count, "\(source): \(summary["network_fetches"] ?? "?") vs \(displayed.count)")
-                    #expect(displayed.count > 5 && Int(summary["errors"] ?? "") == 0)
+                    #expect(summary.value("network_fetches") == Double(displayed.count), "\(source): \(summary.text("network_fetches") ?? "?") vs \(displayed.count)")
+                    #expect(displayed.count > 5 && summary.value("errors") == 0)
                     #expect(displayed.allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/") })
                 }
             }

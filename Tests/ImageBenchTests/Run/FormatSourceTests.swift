@@ -57,8 +57,8 @@ extension ChildProcessRuns {
                 }
                 for directory in [viaNginx, embedded] {
                     let runs = try ResultsDirectory(path: directory.path).runs
-                    #expect(runs.map { $0["format"] ?? "" } == ["jpeg", "webp", "avif"])
-                    #expect(runs.allSatisfy { Int($0["errors"] ?? "") == 0 && (Double($0["decode_ms_per_mp_p50"] ?? "") ?? 0) > 0 })
+                    #expect(runs.map { $0.text("format") ?? "" } == ["jpeg", "webp", "avif"])
+                    #expect(runs.allSatisfy { $0.value("errors") == 0 && ($0.value("decode_ms_per_mp_p50") ?? 0) > 0 })
                 }
                 // A format the template cannot name is refused in one line, before anything runs.
                 let mixed = try Fixtures.imgbench(["--source", "http://127.0.0.1:\(port)/img/{id}.{ext}", "--formats", "jpeg+png",

@@ -66,7 +66,7 @@ extension ChildProcessRuns {
                                                      "--strategies", "threads", "--cancel", "none", "--out", out.path])
                     #expect(run.status == 0, "\(run.output)")
                     let summary = try ResultsDirectory(path: out.path).runs[0]
-                    let peak = try #require(Double(summary["peak_rss_mb"] ?? ""))
+                    let peak = try #require(summary.value("peak_rss_mb"))
                     print("\(format): peak RSS \(peak) MB")
                     #expect(peak < 150, "\(format): peak RSS \(peak) MB")
                     let big = Set(urls[name]!)

@@ -58,7 +58,7 @@ extension ChildProcessRuns {
                                                  "--out", out.path])
                 #expect(run.status == 0, "\(run.output)")
                 let summary = try ResultsDirectory(path: out.path).runs[0]
-                let rss = try #require(Double(summary["peak_rss_mb"] ?? ""))
+                let rss = try #require(summary.value("peak_rss_mb"))
                 #expect(rss < 400, "peak RSS \(rss) MB")
                 let json = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("summary.json").path)[.size] as? Int ?? .max
                 #expect(json < 1_000_000, "summary.json is \(json) bytes")

@@ -35,10 +35,10 @@ extension ChildProcessRuns {
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0, "\(imgbench.output)")
                 let run = try #require(try ResultsDirectory(path: out.path).runs.first)
-                #expect(Int(run["displayed"] ?? "") ?? 0 > 0)
-                #expect(Int(run["errors_connection"] ?? "") ?? 0 > 0, "\(run)")
+                #expect(run.value("displayed") ?? 0 > 0)
+                #expect(run.value("errors_connection") ?? 0 > 0, "\(run)")
                 // It kept scrolling to the end (a loaded machine may drop a frame or two, and their rows).
-                #expect(Int(run["rows_visited"] ?? "") ?? 0 > 1450, "\(run["rows_visited"] ?? "?") rows visited")
+                #expect(run.value("rows_visited") ?? 0 > 1450, "\(run.text("rows_visited") ?? "?") rows visited")
                 for file in Reports.all.map(\.fileName) {
                     #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file)")
                 }
@@ -63,16 +63,16 @@ extension ChildProcessRuns {
                 imgbench.process.waitUntilExit()
                 #expect(imgbench.process.terminationStatus == 0, "\(imgbench.output)")
                 let runs = try ResultsDirectory(path: out.path).runs
-                let gcd = try #require(runs.first { $0["strategy"] == "gcd" })
-                #expect(Int(gcd["errors_connection"] ?? "") ?? 0 > Int(gcd["images_decoded"] ?? "") ?? 0, "\(gcd)")
-                let threads = try #require(runs.first { $0["strategy"] == "threads" })
+                let gcd = try #require(runs.first { $0.cell.strategy.name == "gcd" })
+                #expect(gcd.value("errors_connection") ?? 0 > gcd.value("images_decoded") ?? 0, "\(gcd)")
+                let threads = try #require(runs.first { $0.cell.strategy.name == "threads" })
                 let report = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
                 #expect(!report.contains("Recommended: gcd"), "\(report.prefix(600))")
                 #expect(report.contains("gcd ×5 (not ranked: most loads failed") || report.contains("gcd ×5: not ranked: most loads failed"),
                         "\(report.prefix(600))")
                 // A loaded test machine (the other suites run beside this one) can make the loop wake
                 // late for threads too; then nothing may be recommended, and the verdict must say why.
-                if threads["host_overloaded"] == "0" {
+                if threads.text("host_overloaded") == "0" {
                     // The only cell ranked is measured, not recommended over anything.
                     #expect(report.contains("**Measured: threads at a limit of 5, the only cell ranked"), "\(report.prefix(600))")
                 } else {

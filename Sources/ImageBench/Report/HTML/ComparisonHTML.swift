@@ -6,12 +6,12 @@ import Foundation
 extension ResultsComparison {
     public var html: String {
         var body = "<h1>imgbench comparison</h1>\n<p>base: <code>\(escape(base.path))</code><br/>new: <code>\(escape(new.path))</code></p>\n"
-        var cell = ""
+        var cell: ResultCell?
         for line in lines {
             if line.cell != cell {
-                if !cell.isEmpty { body += "</table>\n" }
+                if cell != nil { body += "</table>\n" }
                 cell = line.cell
-                body += "<h2>\(escape(cell))</h2>\n<p class=\"verdict\">\(escape(verdict(for: cell)))</p>\n<table class=\"cell\">\n"
+                body += "<h2>\(escape(line.cell.name))</h2>\n<p class=\"verdict\">\(escape(verdict(for: line.cell)))</p>\n<table class=\"cell\">\n"
                     + "<tr><th>metric</th><th>base</th><th>new</th><th>change</th><th></th><th>beyond noise</th></tr>\n"
             }
             let change = line.relativeChange
@@ -22,7 +22,7 @@ extension ResultsComparison {
                 + "<td style=\"color: \(colour)\">\(change.map(Format.change) ?? "new")</td>"
                 + "<td><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"124\" height=\"10\"><rect width=\"\(String(format: "%.1f", width))\" height=\"10\" fill=\"\(colour)\"/></svg></td><td>\(line.noise)</td></tr>\n"
         }
-        if !cell.isEmpty { body += "</table>\n" }
+        if cell != nil { body += "</table>\n" }
         if lines.isEmpty { body += "<p>No strategy × concurrency cell is in both directories.</p>\n" }
         if !unmatched.isEmpty { body += "<p>Only in one directory: \(escape(unmatched.joined(separator: ", ")))</p>\n" }
         return page(title: "imgbench comparison", style: """
