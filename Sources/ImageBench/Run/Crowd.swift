@@ -91,7 +91,7 @@ extension Crowd {
         let made = runs.lazy.compactMap { $0 }
         let expected = expectedFrames ?? made.first?.workload.trace.frames.count ?? 1
         var progress = RunProgress(frame: min(frame, expected), traceFrames: expected, rowsVisited: 0,
-                                   requests: finished + made.reduce(0) { $0 + $1.requests.count }, displayed: 0,
+                                   requests: finished + made.reduce(0) { $0 + $1.book.records.count }, displayed: 0,
                                    inFlight: made.reduce(0) { $0 + $1.gauge.current })
         progress.users = active.count
         return progress
@@ -102,13 +102,7 @@ extension Crowd {
 /// at three significant digits: the whole crowd's result, the same as merging every user's own at
 /// three digits, while each user keeps only a two-digit copy for its row of clients.csv. A hundred
 /// users then hold a hundred small histograms, not eleven hundred large ones.
-final class CrowdDistributions {
-    var all = RunDistributions()
-    /// Time to first byte per second (the users' timelines keep the counts).
-    var timeline = Timeline()
 
-    init() {}
-}
 
 extension Benchmark {
     /// `--clients`: every simulated user of this process's slice runs the cell at once, each with
@@ -122,7 +116,7 @@ extension Benchmark {
         let network = settings.transport == .multi ? CurlLoop() : nil
         defer { network?.stop() }
         let shared = Crowd.canShareThread(cell.strategy)
-        let distributions = shared ? CrowdDistributions() : nil
+        let distributions = shared ? DistributionRecorder() : nil
         let frameNanoseconds = UInt64(1_000_000_000 / settings.fps)
         let origin = clock.now() + frameNanoseconds
         let windows = settings.load?.windows(clients: settings.clients)

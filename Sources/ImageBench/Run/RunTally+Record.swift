@@ -3,21 +3,19 @@ extension RunTally {
     /// The settle samples, at the run's end: the user's own, and the crowd's.
     mutating func recordSettle() {
         for sample in settle.samples {
-            distributions.settle.record(nanoseconds: sample.nanoseconds)
-            crowd?.all.settle.record(nanoseconds: sample.nanoseconds)
+            recorder.all.settle.record(nanoseconds: sample.nanoseconds)
+            if inCrowd { distributions.settle.record(nanoseconds: sample.nanoseconds) }
         }
         distributions.settleSamples = settle.samples
-        crowd?.all.settleSamples += settle.samples
+        if inCrowd { recorder.all.settleSamples += settle.samples }
     }
 
     /// Time to first image of a displayed request: its preview's frame or its image's.
     mutating func recordFirstImage(nanoseconds: UInt64) {
-        guard let crowd else { return distributions.firstImage.record(nanoseconds: nanoseconds) }
-        crowd.all.firstImage.record(nanoseconds: nanoseconds)
+        recorder.all.firstImage.record(nanoseconds: nanoseconds)
     }
 
     mutating func recordReady(nanoseconds: UInt64) {
-        guard let crowd else { return distributions.ready.record(nanoseconds: nanoseconds) }
-        crowd.all.ready.record(nanoseconds: nanoseconds)
+        recorder.all.ready.record(nanoseconds: nanoseconds)
     }
 }

@@ -10,27 +10,37 @@ struct RunTally {
     /// the machine, not the app, set its frame times.
     static let overloadedShare = 0.05
 
-    var distributions = RunDistributions()
-    /// In a crowd: the distributions reported for the whole crowd, at three digits, recorded here
-    /// on the crowd's thread. The user then keeps only time to first byte (at two digits) live;
-    /// its own display latency, placeholder time and ready latency for clients.csv are rebuilt
-    /// from its request records at the end (`summarize`), exactly as live recording gives them.
-    private(set) var crowd: CrowdDistributions?
+    /// Where the run records its distributions as it goes: its own (`own`), or, in a crowd
+    /// stepped on one thread, the crowd's, at three digits, recorded once for all its users. A
+    /// crowd user then keeps only time to first byte (at two digits) live; its own display
+    /// latency, placeholder time and ready latency for clients.csv are rebuilt from its request
+    /// records at the end (`summarize`), exactly as live recording gives them.
+    let recorder: DistributionRecorder
+    /// The user's own distributions and second-by-second series.
+    private let own: DistributionRecorder
+    var inCrowd: Bool { recorder !== own }
 
-    init(crowd: CrowdDistributions? = nil) {
-        self.crowd = crowd
-        if crowd != nil { distributions = RunDistributions(significantDigits: .two) }
+    var distributions: RunDistributions {
+        get { own.all }
+        set { own.all = newValue }
+    }
+
+    /// The run's second by second; offsets from `origin`, the first vsync (monotonic ns).
+    var timeline: Timeline {
+        get { own.timeline }
+        set { own.timeline = newValue }
+    }
+
+    /// `crowd`: the recorder of the crowd this user belongs to; nil, the user's own.
+    init(crowd: DistributionRecorder? = nil) {
+        own = DistributionRecorder(significantDigits: crowd == nil ? nil : .two)
+        recorder = crowd ?? own
     }
 
     /// An image shown at `shownAt` (monotonic ns, its vsync), `nanoseconds` after its row appeared.
     mutating func recordLatency(nanoseconds: UInt64, shownAt: UInt64) {
-        let offset = shownAt - min(shownAt, origin)
-        guard let crowd else {
-            timeline.displayed(latency: nanoseconds, at: offset)
-            return distributions.latency.record(nanoseconds: nanoseconds)
-        }
-        crowd.timeline.displayed(latency: nanoseconds, at: offset)
-        crowd.all.latency.record(nanoseconds: nanoseconds)
+        recorder.timeline.displayed(latency: nanoseconds, at: shownAt - min(shownAt, origin))
+        recorder.all.latency.record(nanoseconds: nanoseconds)
     }
 
     /// The rests of the scroll and how long the screen took to settle in each.
@@ -41,8 +51,6 @@ struct RunTally {
     /// Bytes reused from cancelled transfers (`--resume`).
     var resumes = ResumeTally()
 
-    /// The run's second by second; offsets from `origin`, the first vsync (monotonic ns).
-    var timeline = Timeline()
     var origin: UInt64 = 0
 
     /// A load that delivered its image at `finishedAt`: its stages, and its time to first byte
@@ -50,42 +58,32 @@ struct RunTally {
     mutating func recordStages(_ stages: StageTimes, fromNetwork: Bool, finishedAt: UInt64) {
         if fromNetwork {
             let offset = finishedAt - min(finishedAt, origin)
-            if let crowd {
-                crowd.timeline.networkLoad(timeToFirstByte: stages.timeToFirstByte, transfer: stages.transfer, at: offset)
-            } else {
-                timeline.networkLoad(timeToFirstByte: stages.timeToFirstByte, transfer: stages.transfer, at: offset)
-            }
+            recorder.timeline.networkLoad(timeToFirstByte: stages.timeToFirstByte, transfer: stages.transfer, at: offset)
         }
-        guard let crowd else {
-            if fromNetwork { distributions.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer) }
-            return distributions.stages.record(stages, fromNetwork: fromNetwork)
-        }
-        crowd.all.stages.record(stages, fromNetwork: fromNetwork)
+        recorder.all.stages.record(stages, fromNetwork: fromNetwork)
         guard fromNetwork else { return }
-        crowd.all.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
-        // The user's own, for clients.csv, at two digits as its time to first byte.
-        distributions.stages.recordTimeToFirstByte(nanoseconds: stages.timeToFirstByte)
-        distributions.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
+        recorder.all.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
+        guard inCrowd else { return }
+        // A crowd user's own, for clients.csv, at two digits as its time to first byte.
+        own.all.stages.recordTimeToFirstByte(nanoseconds: stages.timeToFirstByte)
+        own.all.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
     }
 
     /// One image's decode time, per megapixel of its file (the crowd's, in a crowd).
     private mutating func recordDecode(nanoseconds: UInt64, sourcePixels: Int) {
         guard sourcePixels > 0 else { return }
         let perMegapixel = UInt64(Double(nanoseconds) * 1_000_000 / Double(sourcePixels))
-        guard let crowd else { return distributions.decodePerMegapixel.record(nanoseconds: perMegapixel) }
-        crowd.all.decodePerMegapixel.record(nanoseconds: perMegapixel)
+        recorder.all.decodePerMegapixel.record(nanoseconds: perMegapixel)
     }
 
     /// The memory cache's hit thresholds at the run's end (the crowd's, in a crowd).
     mutating func recordMemoryHitThresholds(_ bytes: [Int]) {
-        if let crowd { CacheSizeCurve.record(bytes, into: &crowd.all.memoryHitThresholds) } else {
-            CacheSizeCurve.record(bytes, into: &distributions.memoryHitThresholds)
-        }
+        CacheSizeCurve.record(bytes, into: &recorder.all.memoryHitThresholds)
     }
 
     /// A crowd user's own distributions for its summary: its records' times at three digits.
     private func ownDistributions(_ requests: [RequestRecord]) -> RunDistributions {
-        guard crowd != nil else { return distributions }
+        guard inCrowd else { return distributions }
         var own = distributions
         (own.latency, own.placeholder, own.ready) = (LatencyHistogram(), LatencyHistogram(), LatencyHistogram())
         for request in requests {
@@ -183,7 +181,7 @@ struct RunTally {
         // A row showing a preview shows an image, not a placeholder.
         let until = request.previewFrame ?? request.displayFrame ?? request.leftFrame ?? max(endFrame, request.visibleFrame)
         let nanoseconds = UInt64(max(0, until - request.visibleFrame)) * frameNanoseconds
-        if let crowd { crowd.all.placeholder.record(nanoseconds: nanoseconds) } else { distributions.placeholder.record(nanoseconds: nanoseconds) }
+        recorder.all.placeholder.record(nanoseconds: nanoseconds)
         return nanoseconds
     }
 

@@ -6,15 +6,12 @@ extension ScrollRun {
             guard let load = registry.finish(completion.loadID) else { continue }
             tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled,
                          sizeKnown: workload.images[load.imageID].expectedBytes != nil)
+            if let origin = load.origin { book.reported(origin, completion, at: now) }
             if load.cancelled {
-                if let origin = load.origin { attachStages(completion, to: origin, deliveredAt: now) }
                 restart(load)
                 continue
             }
-            if let origin = load.origin {
-                attachStages(completion, to: origin, deliveredAt: now)
-                if completion.source == .disk && requests[origin].source == .network { requests[origin].source = .disk }
-            }
+            if let origin = load.origin, completion.source == .disk { book.servedFromDisk(origin) }
             registry.release(load.waiting)
             switch completion.outcome {
             case .image(let image):
@@ -24,12 +21,7 @@ extension ScrollRun {
                 if load.waiting.isEmpty && load.origin != nil { tally.wastedCompletions += 1 }
                 for id in load.waiting { display(id, frame: frame, size: image.size, readyAt: completion.finishedAt) }
             case .failed(let failure):
-                for id in load.waiting {
-                    requests[id].source = .error
-                    requests[id].outcome = .error
-                    requests[id].errorClass = failure.errorClass
-                    requests[id].errorMessage = failure.description
-                }
+                for id in load.waiting { book.failed(id, failure) }
             case .cancelled:
                 break
             }
@@ -43,17 +35,9 @@ extension ScrollRun {
         registry.release(load.waiting)
         startLoad(imageID: load.imageID, origin: first)
         for id in load.waiting.dropFirst() {
-            requests[id].source = .merged
+            book.rejoined(id)
             registry.join(id, registry.load(for: first)!)
         }
-    }
-
-    private func attachStages(_ completion: LoadCompletion, to id: Int, deliveredAt now: UInt64) {
-        var stages = completion.stages
-        stages.delivery = now - min(now, completion.finishedAt)
-        requests[id].stages = stages
-        requests[id].bytes = completion.bytesReceived
-        requests[id].decodeWarnings = completion.decodeWarnings
     }
 
     /// The run is over: cancel what is still loading (not counted as policy savings), wait for

@@ -8,10 +8,7 @@ extension ScrollRun {
             tally.previews.decodes += 1
             tally.previews.nanoseconds += preview.cost
             guard let load = registry[preview.loadID], !load.cancelled else { continue }
-            for id in load.waiting where requests[id].outcome == .neverDisplayed && requests[id].previewFrame == nil {
-                requests[id].previewFrame = frame
-                tally.previews.shown += 1
-            }
+            for id in load.waiting where book.previewed(id, frame: frame) { tally.previews.shown += 1 }
         }
     }
 }

@@ -4,34 +4,30 @@ extension ScrollRun {
     func rowAppeared(_ row: Int, frame: Int, moving: Bool) {
         let imageID = workload.feed.imageForRow[row]
         let image = workload.images[imageID]
-        let id = requests.count
-        requestForRow[row] = id
-        func record(_ source: RequestSource) {
-            var request = RequestRecord(id: id, row: row, imageID: imageID, url: image.url, visibleFrame: frame,
-                                        requestedAt: clock.now(), source: source)
-            request.client = client
-            requests.append(request)
+        func appeared(_ source: RequestSource) -> Int {
+            book.appeared(row: row, imageID: imageID, url: image.url, frame: frame, requestedAt: clock.now(), client: client,
+                          source: source)
         }
         if let cached = memoryCache.image(for: image.cacheKey, counted: true) {
-            record(.memory)
-            display(id, frame: frame, size: cached.size)
+            display(appeared(.memory), frame: frame, size: cached.size)
         } else if let loadID = registry.loadID(forKey: image.cacheKey) {
+            let id = appeared(.network)
             // Joining a load that is being cancelled means a fresh fetch once it has stopped.
-            record(registry[loadID]!.cancelled ? .network : .merged)
+            book.joined(id, cancelling: registry[loadID]!.cancelled)
             registry.join(id, loadID)
         } else if settings.diskRead == .main, let diskCache, diskCache.contains(image.cacheKey.text),
                   let completion = pipeline.loadFromDiskNaively(
                       LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
                       id: registry.nextID, submittedAt: clock.now()) {
             // The classic mistake: read and decode the cached file right here in cellForRow.
-            record(.disk)
-            registry.start(image, imageID: imageID, origin: id, submittedAt: requests[id].requestedAt, submit: false)
+            let id = appeared(.disk)
+            registry.start(image, imageID: imageID, origin: id, submittedAt: book[id].requestedAt, submit: false)
             inbox.post(completion)
             inlineDelivery = true
         } else {
-            record(.network)
+            let id = appeared(.network)
             if settings.cancelPolicy == .suspendWhileDragging && moving {
-                deferred.append(id)  // the tutorial's cellForRow: no load while the table moves
+                book.deferUntilRest(id)  // the tutorial's cellForRow: no load while the table moves
             } else {
                 startLoad(imageID: imageID, origin: id)
             }
@@ -40,34 +36,32 @@ extension ScrollRun {
 
     /// The scroll stopped: load what is on screen now (the tutorial's loadImagesForOnscreenCells).
     func startDeferred(frame: Int) {
-        for id in deferred where requestForRow[requests[id].row] == id && requests[id].outcome == .neverDisplayed {
-            let key = workload.images[requests[id].imageID].cacheKey
+        for id in book.takeDeferred() {
+            let key = workload.images[book[id].imageID].cacheKey
             if let cached = memoryCache.image(for: key) {
                 // Another row loaded it meanwhile; it still waited for the scroll to stop.
-                requests[id].source = .memory
+                book.servedFromMemory(id)
                 display(id, frame: frame, size: cached.size, readyAt: clock.now())
             } else if let loadID = registry.loadID(forKey: key) {
-                if !registry[loadID]!.cancelled { requests[id].source = .merged }
+                book.joined(id, cancelling: registry[loadID]!.cancelled)
                 registry.join(id, loadID)
             } else {
-                startLoad(imageID: requests[id].imageID, origin: id)
+                startLoad(imageID: book[id].imageID, origin: id)
             }
         }
-        deferred.removeAll()
     }
 
     /// Queue wait counts from when the row asked, so time spent deferred or waiting for a
     /// cancelled transfer to stop is in it too.
     func startLoad(imageID: Int, origin: Int?, prefetchRow: Int? = nil) {
         registry.start(workload.images[imageID], imageID: imageID, origin: origin,
-                       submittedAt: origin.map { requests[$0].requestedAt } ?? clock.now(), prefetchRow: prefetchRow)
+                       submittedAt: origin.map { book[$0].requestedAt } ?? clock.now(), prefetchRow: prefetchRow)
         if prefetchRow != nil { tally.prefetchLoads += 1 }
     }
 
     func rowDisappeared(_ row: Int, frame: Int) {
-        guard let id = requestForRow.removeValue(forKey: row) else { return }
-        requests[id].leftFrame = frame
-        guard requests[id].outcome == .neverDisplayed else { return registry.release([id]) }
+        guard let id = book.left(row: row, frame: frame) else { return }
+        guard book.isWaiting(id) else { return registry.release([id]) }
         guard let (loadID, load) = registry.leave(id) else { return }
         if settings.cancelPolicy != .none && load.waiting.isEmpty { cancel(loadID) }
     }
@@ -95,6 +89,6 @@ extension ScrollRun {
     func cancel(_ loadID: Int) {
         guard let (load, result) = registry.cancel(loadID) else { return }
         tally.cancelled(imageID: load.imageID, result, prefetch: load.origin == nil)
-        if let origin = load.origin, result != .tooLate { requests[origin].cancel = result == .whileQueued ? .queued : .inflight }
+        if let origin = load.origin, result != .tooLate { book.cancelled(origin, whileQueued: result == .whileQueued) }
     }
 }

@@ -23,18 +23,16 @@ final class ScrollRun {
     let client: Int
     let registry: LoadRegistry
 
-    var requests: [RequestRecord] = []
+    /// Every request and its transitions.
+    var book = RequestBook()
     var tally: RunTally
-    var requestForRow: [Int: Int] = [:]
-    /// Requests waiting for the scroll to stop (the suspend policy).
-    var deferred: [Int] = []
     var inlineDelivery = false
 
     /// `transport` replaces the one `settings` names (tests wrap it to watch the traffic).
     /// `crowd`: the distributions of the crowd this user belongs to, recorded on the crowd's thread.
     init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
                 transport: (any Transport)? = nil, stop: StopRequest? = nil, client: Int = 0,
-                crowd: CrowdDistributions? = nil, clock: any RunClock = .monotonic) {
+                crowd: DistributionRecorder? = nil, clock: any RunClock = .monotonic) {
         tally = RunTally(crowd: crowd)
         self.clock = clock
         gauge = ConcurrencyGauge(clock: clock)
@@ -168,7 +166,7 @@ final class ScrollRun {
         for row in loop.shown where !visible.contains(row) { rowDisappeared(row, frame: frame) }
         for row in visible where !loop.shown.contains(row) { rowAppeared(row, frame: frame, moving: moving) }
         loop.shown = visible
-        if !moving && !deferred.isEmpty { startDeferred(frame: frame) }
+        if !moving && !book.deferred.isEmpty { startDeferred(frame: frame) }
         if settings.prefetch > 0 { prefetch(around: visible, downward: loop.downward) }
 
         var workEnd = clock.now()
@@ -178,7 +176,7 @@ final class ScrollRun {
             deliverCompletions(frame: next, now: workEnd)
             workEnd = clock.now()
         }
-        let placeholders = visible.reduce(0) { $0 + (requests[requestForRow[$1]!].outcome == .displayed ? 0 : 1) }
+        let placeholders = visible.reduce(0) { $0 + (book[book.request(onRow: $1)!].outcome == .displayed ? 0 : 1) }
         tally.frame(visibleRows: visible.count, placeholders: placeholders, span: next - frame,
                     work: scrolling ? workEnd - workStart : nil, frameNanoseconds: frameNanoseconds)
         tally.settle.frame(frame, base: loop.sessionStart, waiting: placeholders, visible: visible.count, frameNanoseconds: frameNanoseconds)
@@ -207,41 +205,36 @@ final class ScrollRun {
         let end = loop.end ?? clock.now()
         let frame = loop.frame
         finishOutstandingLoads()
-        for id in requests.indices {
-            requests[id].placeholder = tally.placeholder(of: requests[id], endFrame: frame, frameNanoseconds: frameNanoseconds)
-        }
+        book.closePlaceholders { tally.placeholder(of: $0, endFrame: frame, frameNanoseconds: frameNanoseconds) }
         tally.recordMemoryHitThresholds(memoryCache.hitThresholds())
         tally.settle.end(at: frame, frameNanoseconds: frameNanoseconds)
         tally.recordSettle()
-        var summary = tally.summarize(requests, of: self, duration: end - loop.start, usage: (usageAtEnd ?? ResourceUsage.now()) - loop.usageBefore)
+        var summary = tally.summarize(book.records, of: self, duration: end - loop.start, usage: (usageAtEnd ?? ResourceUsage.now()) - loop.usageBefore)
         summary.partial = loop.partial
-        var result = RunResult(cell: cell, summary: summary, requests: requests, distributions: tally.distributions)
+        var result = RunResult(cell: cell, summary: summary, requests: book.records, distributions: tally.distributions)
         result.timeline = tally.timeline
         result.origin = tally.origin
-        result.timeline.finish(requests: requests, origin: tally.origin, from: loop.start, to: end)
+        result.timeline.finish(requests: book.records, origin: tally.origin, from: loop.start, to: end)
         return result
     }
 
     private func progressReport(frame: Int) -> RunProgress {
-        RunProgress(frame: frame, traceFrames: workload.trace.frames.count, rowsVisited: Set(requests.map(\.row)).count,
-                    requests: requests.count, displayed: requests.count { $0.outcome == .displayed }, inFlight: gauge.current)
+        RunProgress(frame: frame, traceFrames: workload.trace.frames.count, rowsVisited: Set(book.records.map(\.row)).count,
+                    requests: book.records.count, displayed: book.displayedCount, inFlight: gauge.current)
     }
 
     /// Shows an image for a request: its display latency is whole frames from the one it appeared
     /// in; its ready latency runs from its cellForRow to `readyAt`, when the image reached the
     /// main loop (nil: it was there already, a memory hit).
     func display(_ id: Int, frame: Int, size: PixelSize, readyAt: UInt64? = nil) {
-        let ready = readyAt.map { $0 - min($0, requests[id].requestedAt) } ?? 0
-        requests[id].ready = ready
+        let request = book[id]
+        let ready = readyAt.map { $0 - min($0, request.requestedAt) } ?? 0
         tally.recordReady(nanoseconds: ready)
-        let nanoseconds = UInt64(frame - requests[id].visibleFrame) * frameNanoseconds
-        requests[id].outcome = .displayed
-        requests[id].displayedSize = size
-        requests[id].displayFrame = frame
-        requests[id].latency = nanoseconds
+        let nanoseconds = UInt64(frame - request.visibleFrame) * frameNanoseconds
+        book.shown(id, frame: frame, size: size, latency: nanoseconds, ready: ready)
         // Time to first image: its preview's frame where one came first.
-        let firstFrame = min(frame, requests[id].previewFrame ?? frame)
-        tally.recordFirstImage(nanoseconds: UInt64(firstFrame - requests[id].visibleFrame) * frameNanoseconds)
+        let firstFrame = min(frame, request.previewFrame ?? frame)
+        tally.recordFirstImage(nanoseconds: UInt64(firstFrame - request.visibleFrame) * frameNanoseconds)
         tally.recordLatency(nanoseconds: nanoseconds, shownAt: loop.start + UInt64(frame) * frameNanoseconds)
     }
 }
