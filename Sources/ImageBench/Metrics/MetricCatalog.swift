@@ -1,7 +1,8 @@
 /// Every metric of a run, in summary.csv's column order. summary.csv, clients.csv and summary.json,
 /// the combination of users and shards, the statistics over repeats, the gate's thresholds,
 /// `compare` and the report tables all come from this list: adding a metric is adding an entry
-/// here (and recording it in `RunTally`; and in `aggregated` if it is a headline metric).
+/// here (and recording it in `RunTally`; and in `aggregated` if it is a headline metric); adding
+/// a statistic to a distribution is adding it to its family's list.
 extension Metric {
     static let strategy = Metric("strategy", "name", nil, .same, .text(\.strategy))
     static let concurrency = Metric("concurrency", "loads", nil, .same, .integer(\.concurrency))
