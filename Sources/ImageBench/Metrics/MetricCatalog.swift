@@ -1,7 +1,8 @@
 /// Every metric of a run, in summary.csv's column order. summary.csv, clients.csv and summary.json,
 /// the combination of users and shards, the statistics over repeats, the gate's thresholds,
 /// `compare` and the report tables all come from this list: adding a metric is adding an entry
-/// here (and recording it in `RunTally`; and in `aggregated` if it is a headline metric).
+/// here (and recording it in `RunTally`; and in `aggregated` if it is a headline metric); adding
+/// a statistic to a distribution is adding it to its family's list.
 extension Metric {
     static let strategy = Metric("strategy", "name", nil, .same, .text(\.strategy))
     static let concurrency = Metric("concurrency", "loads", nil, .same, .integer(\.concurrency))
@@ -48,19 +49,12 @@ extension Metric {
     static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
     static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
     static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
-    static let displayP50 = distribution("display_p50_ms", \.displayP50Ms, formerly: "latency_p50_ms")
-    static let displayP90 = distribution("display_p90_ms", \.displayP90Ms, formerly: "latency_p90_ms")
-    static let displayP95 = distribution("display_p95_ms", \.displayP95Ms, formerly: "latency_p95_ms")
-    static let displayP99 = distribution("display_p99_ms", \.displayP99Ms, formerly: "latency_p99_ms")
-    static let displayMax = distribution("display_max_ms", \.displayMaxMs, formerly: "latency_max_ms")
-    static let placeholderP50 = distribution("placeholder_p50_ms", \.placeholderP50Ms)
-    static let placeholderP95 = distribution("placeholder_p95_ms", \.placeholderP95Ms)
-    static let placeholderP99 = distribution("placeholder_p99_ms", \.placeholderP99Ms)
-    static let placeholderMean = distribution("placeholder_mean_ms", \.placeholderMeanMs)
-    static let placeholderCount = Metric("placeholder_n", "requests", nil, .sum, .integer(\.placeholderCount))
-    static let readyP50 = distribution("ready_p50_ms", \.readyP50Ms)
-    static let readyP95 = distribution("ready_p95_ms", \.readyP95Ms)
-    static let readyP99 = distribution("ready_p99_ms", \.readyP99Ms)
+    /// The distributions: one declaration each, whose entries (`display[.p95]`, …) are generated,
+    /// a statistic each, in the order listed (`DistributionFamily`). Percentiles and means come
+    /// from histograms merged across users and shards, never averaged.
+    static let display = DistributionFamily("display", \.display, [.p50, .p90, .p95, .p99, .max], formerly: "latency")
+    static let placeholder = DistributionFamily("placeholder", \.placeholder, [.p50, .p95, .p99, .mean, .n], counting: "requests")
+    static let ready = DistributionFamily("ready", \.ready, [.p50, .p95, .p99])
     static let placeholderRatio = Metric("placeholder_ratio", "ratio", .lowerIsBetter, .requestWeightedMean, .real(\.placeholderRatio))
     /// Placeholder row-seconds per second of scrolling: the rows on screen without their image,
     /// on average, while the trace moves. Unlike placeholder time per request, it weighs a row by
@@ -91,22 +85,12 @@ extension Metric {
     /// The server's side (columns since 0.3): what a backend engineer reads first.
     static let requestsPerS = Metric("requests_per_s", "requests/s", .higherIsBetter, .recomputed, .derived { $0.requestsPerS })
     static let errorRate = Metric("error_rate", "ratio", .lowerIsBetter, .recomputed, .derived { $0.errorRate })
-    static let ttfbP50 = distribution("ttfb_p50_ms", \.ttfbP50Ms, since03: true)
-    static let ttfbP90 = distribution("ttfb_p90_ms", \.ttfbP90Ms, since03: true)
-    static let ttfbP95 = distribution("ttfb_p95_ms", \.ttfbP95Ms, since03: true)
-    static let ttfbP99 = distribution("ttfb_p99_ms", \.ttfbP99Ms, since03: true)
-    static let ttfbMax = distribution("ttfb_max_ms", \.ttfbMaxMs, since03: true)
-    static let requestP50 = distribution("request_p50_ms", \.requestP50Ms, since03: true)
-    static let requestP90 = distribution("request_p90_ms", \.requestP90Ms, since03: true)
-    static let requestP95 = distribution("request_p95_ms", \.requestP95Ms, since03: true)
-    static let requestP99 = distribution("request_p99_ms", \.requestP99Ms, since03: true)
-    static let requestMax = distribution("request_max_ms", \.requestMaxMs, since03: true)
+    static let ttfb = DistributionFamily("ttfb", \.ttfb, [.p50, .p90, .p95, .p99, .max], since03: true)
+    static let request = DistributionFamily("request", \.request, [.p50, .p90, .p95, .p99, .max], since03: true)
 
-    /// A percentile or mean from a histogram merged across users and shards.
     static let format = Metric("format", "name", nil, .same, .text(\.format), since03: true)
     /// Decode time per megapixel of the file (the size decode cost follows), over the images decoded.
-    static let decodeMsPerMpP50 = distribution("decode_ms_per_mp_p50", \.decodeMsPerMpP50, since03: true)
-    static let decodeMsPerMpP95 = distribution("decode_ms_per_mp_p95", \.decodeMsPerMpP95, since03: true)
+    static let decodeMsPerMp = DistributionFamily("decode_ms_per_mp", \.decodeMsPerMp, [.p50, .p95], suffix: "", since03: true)
     /// Each stage's loads at once (`PipelineStages`), time-weighted over the span the stage was
     /// in use: transfers in flight, decodes and filters running, whichever queue they ran on.
     static let networkConcurrencyMean = Metric("network_concurrency_mean", "loads", .higherIsBetter, .sum,
@@ -117,8 +101,7 @@ extension Metric {
     static let filterConcurrencyMean = Metric("filter_concurrency_mean", "loads", nil, .sum, .real(\.filterConcurrencyMean), since03: true)
     /// `--progressive`: time to first image (a preview or the image), requests that showed a
     /// preview first, and what the previews cost (decodes, and their decode and filter time).
-    static let firstImageP50 = distribution("first_image_p50_ms", \.firstImageP50Ms, since03: true)
-    static let firstImageP95 = distribution("first_image_p95_ms", \.firstImageP95Ms, since03: true)
+    static let firstImage = DistributionFamily("first_image", \.firstImage, [.p50, .p95], since03: true)
     static let previewsShown = Metric("previews_shown", "requests", nil, .sum, .integer(\.previewsShown), since03: true)
     static let previewDecodes = Metric("preview_decodes", "images", nil, .sum, .integer(\.previewDecodes), since03: true)
     static let previewDecodeMs = Metric("preview_decode_ms", "ms", .lowerIsBetter, .sum, .real(\.previewDecodeMs), since03: true)
@@ -131,19 +114,11 @@ extension Metric {
     /// its final image; censored rests count at their length.
     static let settleRests = Metric("settle_rests", "rests", nil, .sum, .integer(\.settleRests), since03: true)
     static let settleCensored = Metric("settle_censored", "rests", .lowerIsBetter, .sum, .integer(\.settleCensored), since03: true)
-    static let settleP50 = distribution("settle_p50_ms", \.settleP50Ms, since03: true)
-    static let settleP95 = distribution("settle_p95_ms", \.settleP95Ms, since03: true)
-    static let settleMean = distribution("settle_mean_ms", \.settleMeanMs, since03: true)
+    static let settle = DistributionFamily("settle", \.settle, [.p50, .p95, .mean], since03: true)
     /// Wait at rest: each rest's mean over the rows on screen of their wait for an image from the
     /// moment the scroll stopped (cut at the rest's end); the mean over rests. What the verdict ranks by.
-    static let restWaitMean = distribution("rest_wait_mean_ms", \.restWaitMeanMs, since03: true)
+    static let restWait = DistributionFamily("rest_wait", \.restWait, [.mean], since03: true)
     static let filterConcurrencyPeak = Metric("filter_concurrency_peak", "loads", nil, .sum, .integer(\.filterConcurrencyPeak), since03: true)
-
-    private static func distribution(_ name: String, _ path: WritableKeyPath<RunSummary, Double> & Sendable,
-                                     since03: Bool = false, formerly: String? = nil) -> Metric {
-        Metric(name, "ms", .lowerIsBetter, .recomputed, .real(path), since03: since03, formerly: formerly)
-    }
-
 
     /// Every metric, in column order.
     static let catalog: [Metric] = [
@@ -153,24 +128,25 @@ extension Metric {
         prefetchLoads, prefetchCancelled, memoryEvictions, diskWrites, diskDiscarded, errors,
     ] + ErrorClass.allCases.map(errors(of:)) + [
         retries, httpRequests, decodeWarnings, displayed, neverDisplayed,
-        displayP50, displayP90, displayP95, displayP99, displayMax,
-        placeholderP50, placeholderP95, placeholderP99, placeholderMean, placeholderCount, readyP50, readyP95, readyP99,
+    ] + display.metrics + placeholder.metrics + ready.metrics + [
         placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames, hostLateFrames, hostOverloaded, achievedConcurrencyMean, achievedConcurrencyPeak,
         imagesDecoded, imagesPerS, bytesPerS, cpuUserS, cpuSysS, peakRssMb, durationS, partial, imagesLoaded,
-        requestsPerS, errorRate, ttfbP50, ttfbP90, ttfbP95, ttfbP99, ttfbMax,
-        requestP50, requestP90, requestP95, requestP99, requestMax, format, decodeMsPerMpP50, decodeMsPerMpP95,
+        requestsPerS, errorRate,
+    ] + ttfb.metrics + request.metrics + [format] + decodeMsPerMp.metrics + [
         networkConcurrencyMean, networkConcurrencyPeak, decodeConcurrencyMean, decodeConcurrencyPeak,
-        filterConcurrencyMean, filterConcurrencyPeak, firstImageP50, firstImageP95, previewsShown, previewDecodes, previewDecodeMs,
-        bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored, settleP50, settleP95, settleMean, restWaitMean, placeholderRowSecondsPerS, cancel, prefetch, memoryCacheMb,
-        coalesce, diskRead, decodeConcurrency, filter,
+        filterConcurrencyMean, filterConcurrencyPeak,
+    ] + firstImage.metrics + [
+        previewsShown, previewDecodes, previewDecodeMs, bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored,
+    ] + settle.metrics + restWait.metrics + [
+        placeholderRowSecondsPerS, cancel, prefetch, memoryCacheMb, coalesce, diskRead, decodeConcurrency, filter,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and
     /// summary.json, in their column order there: the ones people compare and gate on.
-    static let aggregated: [Metric] = [
-        displayP50, displayP90, displayP95, displayP99, displayMax, memoryHitRate, diskHitRate, networkFetches,
+    static let aggregated: [Metric] = display.metrics + [
+        memoryHitRate, diskHitRate, networkFetches,
         bytesDownloaded, bytesSaved, neverDisplayed, placeholderRatio, hitchMsPerS, mainBusyMsPerS, droppedFrames,
         achievedConcurrencyMean, imagesPerS, cpuUserS, cpuSysS, peakRssMb, durationS,
-        placeholderP50, placeholderP95, placeholderMean, readyP50, readyP95, settleP50, settleP95, settleMean, restWaitMean, placeholderRowSecondsPerS,
-    ]
+        placeholder[.p50], placeholder[.p95], placeholder[.mean], ready[.p50], ready[.p95],
+    ] + settle.metrics + restWait.metrics + [placeholderRowSecondsPerS]
 }

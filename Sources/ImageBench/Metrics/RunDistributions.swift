@@ -51,43 +51,19 @@ struct RunDistributions: Sendable {
         settleSamples += other.settleSamples
     }
 
-    /// The summary's percentile fields from these. Placeholder time and ready latency only where
-    /// any were recorded: histograms.json of imgbench 0.1 has none, and the summary keeps its own.
+    /// The summary's distributions from these, each family's statistics (`Metric.display`, …).
+    /// Placeholder time and ready latency only where any were recorded: histograms.json of
+    /// imgbench 0.1 has none, and the summary keeps its own.
     func fill(_ summary: inout RunSummary) {
-        Self.fill(&summary, from: latency, \.displayP50Ms, \.displayP90Ms, \.displayP95Ms, \.displayP99Ms, \.displayMaxMs)
+        Metric.display.fill(&summary, from: latency)
         let ttfb = stages["ttfb"]
-        if ttfb.count > 0 { Self.fill(&summary, from: ttfb, \.ttfbP50Ms, \.ttfbP90Ms, \.ttfbP95Ms, \.ttfbP99Ms, \.ttfbMaxMs) }
-        if request.count > 0 {
-            Self.fill(&summary, from: request, \.requestP50Ms, \.requestP90Ms, \.requestP95Ms, \.requestP99Ms, \.requestMaxMs)
-        }
-        if firstImage.count > 0 {
-            summary.firstImageP50Ms = firstImage.milliseconds(atPercentile: 50)
-            summary.firstImageP95Ms = firstImage.milliseconds(atPercentile: 95)
-        }
-        if decodePerMegapixel.count > 0 {
-            summary.decodeMsPerMpP50 = decodePerMegapixel.milliseconds(atPercentile: 50)
-            summary.decodeMsPerMpP95 = decodePerMegapixel.milliseconds(atPercentile: 95)
-        }
+        if ttfb.count > 0 { Metric.ttfb.fill(&summary, from: ttfb) }
+        if request.count > 0 { Metric.request.fill(&summary, from: request) }
+        if firstImage.count > 0 { Metric.firstImage.fill(&summary, from: firstImage) }
+        if decodePerMegapixel.count > 0 { Metric.decodeMsPerMp.fill(&summary, from: decodePerMegapixel) }
         fillSettle(&summary)
         guard placeholder.count > 0 else { return }
-        summary.placeholderP50Ms = placeholder.milliseconds(atPercentile: 50)
-        summary.placeholderP95Ms = placeholder.milliseconds(atPercentile: 95)
-        summary.placeholderP99Ms = placeholder.milliseconds(atPercentile: 99)
-        summary.placeholderMeanMs = placeholder.meanMilliseconds
-        summary.placeholderCount = placeholder.count
-        summary.readyP50Ms = ready.milliseconds(atPercentile: 50)
-        summary.readyP95Ms = ready.milliseconds(atPercentile: 95)
-        summary.readyP99Ms = ready.milliseconds(atPercentile: 99)
-    }
-
-    /// A distribution's p50, p90, p95, p99 and max into the summary's five fields for them.
-    private static func fill(_ summary: inout RunSummary, from histogram: LatencyHistogram,
-                             _ p50: WritableKeyPath<RunSummary, Double>, _ p90: WritableKeyPath<RunSummary, Double>,
-                             _ p95: WritableKeyPath<RunSummary, Double>, _ p99: WritableKeyPath<RunSummary, Double>,
-                             _ max: WritableKeyPath<RunSummary, Double>) {
-        for (path, percentile) in [(p50, 50.0), (p90, 90), (p95, 95), (p99, 99)] {
-            summary[keyPath: path] = histogram.milliseconds(atPercentile: percentile)
-        }
-        summary[keyPath: max] = histogram.maxMilliseconds
+        Metric.placeholder.fill(&summary, from: placeholder)
+        Metric.ready.fill(&summary, from: ready)
     }
 }

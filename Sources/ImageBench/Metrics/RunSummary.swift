@@ -56,11 +56,9 @@ struct RunSummary: Sendable, Equatable {
     var diskWrites = 0
     /// Disk cache entries that failed verification, were deleted and refetched.
     var diskDiscarded = 0
-    var displayP50Ms = 0.0
-    var displayP90Ms = 0.0
-    var displayP95Ms = 0.0
-    var displayP99Ms = 0.0
-    var displayMaxMs = 0.0
+    /// Display latency. Each distribution is one `DistributionSummary`; its family in
+    /// `MetricCatalog` says which statistics are columns.
+    var display = DistributionSummary()
     var placeholderRatio = 0.0
     /// Placeholder row-seconds per second of scrolling: how many rows, on average, showed a placeholder while the feed moved.
     var placeholderRowSecondsPerS = 0.0
@@ -82,17 +80,11 @@ struct RunSummary: Sendable, Equatable {
     var cpuSysS = 0.0
     var peakRssMb = 0.0
     var durationS = 0.0
-    /// Placeholder time over every request (see `RequestRecord.placeholder`): no survivorship.
-    var placeholderP50Ms = 0.0
-    var placeholderP95Ms = 0.0
-    var placeholderP99Ms = 0.0
-    var placeholderMeanMs = 0.0
-    /// The requests placeholder time covers (its n).
-    var placeholderCount = 0
+    /// Placeholder time over every request (see `RequestRecord.placeholder`): no survivorship. Its
+    /// n is the requests it covers.
+    var placeholder = DistributionSummary()
     /// Ready latency over the displayed requests (n: `displayed`), unquantised.
-    var readyP50Ms = 0.0
-    var readyP95Ms = 0.0
-    var readyP99Ms = 0.0
+    var ready = DistributionSummary()
     /// Frames for which the main loop woke late (the host's fault, not the app's).
     var hostLateFrames = 0
     /// The loop woke late on more than a small share of frames: the machine, not the app, set
@@ -102,43 +94,31 @@ struct RunSummary: Sendable, Equatable {
     var partial = false
     /// The server's side: time to first byte over the loads that used the network (from the
     /// ttfb stage histogram), and HTTP requests per second and failed loads per network load.
-    var ttfbP50Ms = 0.0
-    var ttfbP90Ms = 0.0
-    var ttfbP95Ms = 0.0
-    var ttfbP99Ms = 0.0
-    var ttfbMaxMs = 0.0
+    var ttfb = DistributionSummary()
     /// The same loads' whole request: first byte and transfer (the server's answer, all of it).
-    var requestP50Ms = 0.0
-    /// Decode time per megapixel of the file, p50 and p95, over the images decoded.
-    var decodeMsPerMpP50 = 0.0
-    var decodeMsPerMpP95 = 0.0
+    var request = DistributionSummary()
+    /// Decode time per megapixel of the file, over the images decoded.
+    var decodeMsPerMp = DistributionSummary()
     var networkConcurrencyMean = 0.0
     var networkConcurrencyPeak = 0
     var decodeConcurrencyMean = 0.0
     var decodeConcurrencyPeak = 0
     var filterConcurrencyMean = 0.0
     var filterConcurrencyPeak = 0
-    var firstImageP50Ms = 0.0
-    var firstImageP95Ms = 0.0
+    var firstImage = DistributionSummary()
     var previewsShown = 0
     /// Rests of the scroll, those censored (the scroll moved on, or the run ended, before every
-    /// visible row showed its image), and settle time's p50, p95 and mean (`SettleTime.swift`).
+    /// visible row showed its image), and settle time (`SettleTime.swift`).
     var settleRests = 0
     var settleCensored = 0
-    var settleP50Ms = 0.0
-    var settleP95Ms = 0.0
-    var settleMeanMs = 0.0
+    var settle = DistributionSummary()
     /// The mean over rests of the rows' mean wait at rest (`SettleSample.waitNanoseconds`).
-    var restWaitMeanMs = 0.0
+    var restWait = DistributionSummary()
     var previewDecodes = 0
     var previewDecodeMs = 0.0
     var bytesResumed = 0
     var resumedLoads = 0
     var resumesRefused = 0
-    var requestP90Ms = 0.0
-    var requestP95Ms = 0.0
-    var requestP99Ms = 0.0
-    var requestMaxMs = 0.0
     var requestsPerS: Double { durationS > 0 ? Double(httpRequests) / durationS : 0 }
     var errorRate: Double { networkFetches > 0 ? Double(errors) / Double(networkFetches) : 0 }
 

@@ -87,17 +87,15 @@ struct SettleTracker {
 }
 
 extension RunDistributions {
-    /// The summary's settle fields from the samples: rests, censored ones, p50, p95 and mean, and
-    /// the mean wait at rest.
+    /// The summary's settle fields from the samples: rests, censored ones, settle time's
+    /// statistics, and the mean wait at rest.
     /// Censored rests count at their length (a lower bound): a cell cannot look fast by never
     /// settling.
     func fillSettle(_ summary: inout RunSummary) {
         guard !settleSamples.isEmpty else { return }
         summary.settleRests = settleSamples.count
         summary.settleCensored = settleSamples.count { $0.censored }
-        summary.settleP50Ms = settle.milliseconds(atPercentile: 50)
-        summary.settleP95Ms = settle.milliseconds(atPercentile: 95)
-        summary.settleMeanMs = settle.meanMilliseconds
-        summary.restWaitMeanMs = Double(settleSamples.reduce(0) { $0 + $1.waitNanoseconds }) / Double(settleSamples.count) / 1e6
+        Metric.settle.fill(&summary, from: settle)
+        summary.restWait.mean = Double(settleSamples.reduce(0) { $0 + $1.waitNanoseconds }) / Double(settleSamples.count) / 1e6
     }
 }

@@ -27,15 +27,15 @@ enum Findings {
         for limit in limits {
             let here = cells.filter { $0[0].cell.concurrency == limit }
             guard here.count > 1 else { continue }
-            sentences.append(compare(here, limit: limit, metric: .displayP95, name: "p95 display latency", traceFrames: traceFrames))
+            sentences.append(compare(here, limit: limit, metric: .display[.p95], name: "p95 display latency", traceFrames: traceFrames))
             sentences.append(compare(here, limit: limit, metric: .memoryHitRate, name: "memory hit rate", traceFrames: traceFrames))
         }
         let strategies = cells.map { $0[0].cell.strategy }.reduce(into: [StrategyKind]()) { if !$0.contains($1) { $0.append($1) } }
         for strategy in strategies {
             let sweep = cells.filter { $0[0].cell.strategy == strategy }.sorted { $0[0].cell.concurrency < $1[0].cell.concurrency }
             guard let first = sweep.first, let last = sweep.last, sweep.count > 1 else { continue }
-            let from = median(.displayP95, first), to = median(.displayP95, last)
-            let beyond = BeyondNoise.winner(.displayP95, [first, last], traceFrames: traceFrames) != nil
+            let from = median(.display[.p95], first), to = median(.display[.p95], last)
+            let beyond = BeyondNoise.winner(.display[.p95], [first, last], traceFrames: traceFrames) != nil
             sentences.append("\(strategy.rawValue): p95 display latency went from \(Format.milliseconds(from)) (\(n(first))) at a limit of "
                              + "\(first[0].cell.concurrency) to \(Format.milliseconds(to)) (\(n(last))) at \(last[0].cell.concurrency)"
                              + "\(change(from: from, to: to))" + (from == to ? "." : beyond ? ", beyond the noise." : noise(sweep)))

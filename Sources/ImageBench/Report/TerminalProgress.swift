@@ -47,7 +47,7 @@ public final class TerminalProgress: BenchmarkObserver {
     public func runFinished(_ result: RunResult) {
         let s = result.summary
         emit(String(format: "%@ %@: done in %.1f s: %d requests, placeholder mean %.1f ms, display p95 %.0f ms, %d cancelled, %.1f MB downloaded",
-                    place, Self.name(result.cell), s.durationS, s.requests, s.placeholderMeanMs, s.displayP95Ms,
+                    place, Self.name(result.cell), s.durationS, s.requests, s.placeholder.mean, s.display.p95,
                     s.cancelledQueued + s.cancelledInflight, Double(s.bytesDownloaded) / 1e6), final: true)
     }
 

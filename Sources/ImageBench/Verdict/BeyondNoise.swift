@@ -6,7 +6,7 @@ enum BeyondNoise {
     /// every other cell slower. Other columns: over repeats, the best cell's 95% interval lies
     /// wholly on the better side of every other cell's; with one run per cell, nothing is known.
     static func winner(_ metric: Metric, _ cells: [[RunResult]], traceFrames: Int) -> RunCell? {
-        if metric.name == Metric.placeholderMean.name {
+        if metric.name == Metric.placeholder[.mean].name {
             let means = cells.map { SegmentMeans(placeholdersOf: $0, traceFrames: traceFrames) }
             let fastest = means.indices.min { means[$0].overall < means[$1].overall }!
             let clear = means.indices.allSatisfy { other in

@@ -199,8 +199,8 @@ public struct Verdict: Sendable {
         var cell = Cell(strategy: summaries[0].strategy, concurrency: summaries[0].concurrency, format: summaries[0].format,
                     validity: CellValidity(summaries),
                     placeholder: placeholder,
-                    placeholderP95Ms: RepeatStatistics.median(of: summaries.map(\.placeholderP95Ms)),
-                    restWait: RestMeans.of(runs), settleP95Ms: RepeatStatistics.median(of: summaries.map(\.settleP95Ms)), ranking: placeholder,
+                    placeholderP95Ms: RepeatStatistics.median(of: summaries.map(\.placeholder.p95)),
+                    restWait: RestMeans.of(runs), settleP95Ms: RepeatStatistics.median(of: summaries.map(\.settle.p95)), ranking: placeholder,
                     bytesPerImage: Double(summaries.map(\.bytesDownloaded).reduce(0, +)) / displayed,
                     cpuPerImage: summaries.map { $0.cpuUserS + $0.cpuSysS }.reduce(0, +) / displayed,
                     achievedPeak: summaries.map(\.achievedConcurrencyPeak).max() ?? 0, transport: summaries[0].transport)
@@ -210,7 +210,7 @@ public struct Verdict: Sendable {
         cell.bytesPerRun = shown.map { Double($0.bytesDownloaded) / Double($0.displayed) }
         cell.cpuPerRun = shown.map { ($0.cpuUserS + $0.cpuSysS) / Double($0.displayed) }
         cell.variant = runs[0].cell.variant.suffix
-        cell.decodeMsPerMp = RepeatStatistics.median(of: summaries.map(\.decodeMsPerMpP50))
+        cell.decodeMsPerMp = RepeatStatistics.median(of: summaries.map(\.decodeMsPerMp.p50))
         return cell
     }
 }

@@ -44,13 +44,13 @@ struct FormerNamesTests {
 
         // Merge reads shards' clients.csv rows through RunSummary(row:): a row with the old column names.
         var written = ReportTests.summary(strategy: "gcd", concurrency: 5, p95: 54.175, hitRate: 50)
-        written.displayP99Ms = 79.167
+        written.display.p99 = 79.167
         let row = Dictionary(uniqueKeysWithValues: written.fields.map { field in
             (field.name.replacingOccurrences(of: "display_", with: "latency_"), field.value.formatted)
         })
         #expect(row["latency_p95_ms"] == "54.175" && row["display_p95_ms"] == nil)
         let summary = try RunSummary(row: row)
-        #expect(summary.displayP95Ms == 54.175 && summary.displayP99Ms == 79.167)
+        #expect(summary.display.p95 == 54.175 && summary.display.p99 == 79.167)
 
         let record = try #require(RequestRecord(row: ["request": "3", "row": "3", "image": "3", "source": "network", "outcome": "displayed", "visible_frame": "10",
                                                        "latency_ms": "12.5"]))

@@ -8,9 +8,9 @@ struct RunThresholdTests {
     @Test("every run must keep a limit; the check names the run nearest to breaking it, or the first that broke it")
     func evaluate() throws {
         // 400 requests each: hit rates 0.3 and 0.6 from 120 and 240 memory hits (threads: none).
-        let runs = [VerdictTests.run(.threads, 5, mean: 10) { $0.displayP95Ms = 40; $0.memoryHits = 300 },
-                    VerdictTests.run(.gcd, 5, mean: 10) { $0.displayP95Ms = 70; $0.memoryHits = 120 },
-                    VerdictTests.run(.gcd, 1, mean: 10) { $0.displayP95Ms = 90; $0.memoryHits = 240 }]
+        let runs = [VerdictTests.run(.threads, 5, mean: 10) { $0.display.p95 = 40; $0.memoryHits = 300 },
+                    VerdictTests.run(.gcd, 5, mean: 10) { $0.display.p95 = 70; $0.memoryHits = 120 },
+                    VerdictTests.run(.gcd, 1, mean: 10) { $0.display.p95 = 90; $0.memoryHits = 240 }]
         let thresholds = try RunThresholds.parse(["display_p95_ms < 100", "display_p95_ms < 50", "memory_hit_rate >= 0.5", "errors <= 0"])
         let checks = RunThresholds.evaluate(thresholds, on: runs)
         #expect(checks.map(\.passed) == [true, false, false, true])

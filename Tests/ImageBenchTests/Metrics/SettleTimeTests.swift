@@ -92,7 +92,7 @@ struct SettleTimeTests {
         var summary = RunSummary()
         distributions.fill(&summary)
         #expect(summary.settleRests == 3 && summary.settleCensored == 1)
-        #expect(abs(summary.settleMeanMs - 200) < 1 && abs(summary.settleP50Ms - 200) < 1)
-        #expect(abs(summary.restWaitMeanMs - 80) < 0.001)
+        #expect(abs(summary.settle.mean - 200) < 1 && abs(summary.settle.p50 - 200) < 1)
+        #expect(abs(summary.restWait.mean - 80) < 0.001)
     }
 }

@@ -117,9 +117,9 @@ struct ProgressiveRunTests {
             if let display = request.displayFrame { #expect(preview < display, "request \(request.id)") }
             #expect(request.placeholder == UInt64(preview - request.visibleFrame) * UInt64(1_000_000_000 / 60), "request \(request.id)")
         }
-        #expect(summary.firstImageP50Ms <= summary.displayP50Ms && summary.firstImageP95Ms <= summary.displayP95Ms)
+        #expect(summary.firstImage.p50 <= summary.display.p50 && summary.firstImage.p95 <= summary.display.p95)
         let plain = try await Self.run(progressive: false).summary
         #expect(plain.previewsShown == 0 && plain.previewDecodes == 0)
-        #expect(plain.firstImageP50Ms == plain.displayP50Ms && plain.firstImageP95Ms == plain.displayP95Ms)
+        #expect(plain.firstImage.p50 == plain.display.p50 && plain.firstImage.p95 == plain.display.p95)
     }
 }

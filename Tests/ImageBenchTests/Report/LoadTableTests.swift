@@ -15,7 +15,7 @@ struct LoadTableTests {
 
     @Test("--clients or --no-decode: requests per second, errors and time to first byte first, no placeholder or hitch columns, nothing starred")
     func serverFirst() {
-        let runs = [VerdictTests.run(.threads, 5, mean: 10) { $0.httpRequests = 900; $0.durationS = 2; $0.ttfbP99Ms = 4.44 },
+        let runs = [VerdictTests.run(.threads, 5, mean: 10) { $0.httpRequests = 900; $0.durationS = 2; $0.ttfb.p99 = 4.44 },
                     VerdictTests.run(.gcd, 5, mean: 20) { $0.httpRequests = 600; $0.durationS = 2; $0.errors = 6; $0.networkFetches = 600 }]
         for change in [{ (settings: inout RunSettings) in settings.clients = 20 }, { $0.decodes = false }] {
             let table = ComparisonTable(Self.benchmark(runs, change: change))

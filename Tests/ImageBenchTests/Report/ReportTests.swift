@@ -37,8 +37,8 @@ struct ReportTests {
                    networkFetches: 100 - hitRate, merged: 0, errors: 0, displayed: 90, neverDisplayed: 10,
                    cancelledQueued: 1, cancelledInflight: 2, bytesDownloaded: 1000, bytesSaved: 10, bytesWasted: 5,
                    decodeMsSaved: 1, wastedCompletions: 0, prefetchLoads: 0, prefetchCancelled: 0, memoryEvictions: 0,
-                   diskWrites: 0, diskDiscarded: 0, displayP50Ms: 10, displayP90Ms: 20, displayP95Ms: p95, displayP99Ms: 40,
-                   displayMaxMs: 50, placeholderRatio: 0.2, hitchMsPerS: 0, mainBusyMsPerS: 1, droppedFrames: 0,
+                   diskWrites: 0, diskDiscarded: 0, display: DistributionSummary(p50: 10, p90: 20, p95: p95, p99: 40, max: 50),
+                   placeholderRatio: 0.2, hitchMsPerS: 0, mainBusyMsPerS: 1, droppedFrames: 0,
                    achievedConcurrencyMean: 1, achievedConcurrencyPeak: 2, imagesDecoded: 90, imagesLoaded: 90,
                    cpuUserS: 1, cpuSysS: 0.1, peakRssMb: 100, durationS: 10)
     }

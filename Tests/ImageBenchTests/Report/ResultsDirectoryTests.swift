@@ -37,7 +37,7 @@ struct ResultsDirectoryTests {
         #expect(cell == ResultCell(strategy: "threads", concurrency: 5, format: "jpeg+png", variant: PolicyVariant([.cancel: "none"])))
         let gcd = directory.cells[2].cell
         #expect(gcd.strategy == .known(.gcd) && gcd.concurrency == 2 && gcd.format == "avif")
-        #expect(try runs[0].summary().displayP95Ms == 120)
+        #expect(try runs[0].summary().display.p95 == 120)
 
         // A/B mode writes the runs back unchanged but for their repeats.
         #expect(SummaryCSV.render(header: directory.header, runs: directory.runs) == text)
@@ -82,7 +82,7 @@ struct ResultsDirectoryTests {
         let rows = try ClientsCSV.read(try ClientsCSV().render(results), varied: [.cancel])
         let cell = ResultCell(strategy: "threads", concurrency: 5, variant: PolicyVariant([.cancel: "offscreen"]))
         #expect(rows.map(\.client) == [0, 1] && rows.allSatisfy { $0.cell == cell && $0.repetition == 2 })
-        #expect(rows[1].summary.displayP95Ms == 100)
+        #expect(rows[1].summary.display.p95 == 100)
         #expect(throws: RunSummary.RowError.self) { try ClientsCSV.read("", varied: []) }
 
         let requests = RequestsCSV.read(RequestsCSV.header.joined(separator: ",") + "\r\n", varied: [.cancel])

@@ -54,15 +54,15 @@ extension ChildProcessRuns {
             // One thread stepped them all and recorded the crowd's distributions at three digits:
             // every user's every request is in them, and they are what merging the users' own
             // three-digit histograms would give (built here from the records).
-            #expect(result.summary.placeholderCount == result.requests.count)
-            #expect(result.summary.placeholderCount == result.clients.reduce(0) { $0 + $1.summary.placeholderCount })
+            #expect(result.summary.placeholder.n == result.requests.count)
+            #expect(result.summary.placeholder.n == result.clients.reduce(0) { $0 + $1.summary.placeholder.n })
             var latency = LatencyHistogram(), placeholder = LatencyHistogram()
             for request in result.requests {
                 if let value = request.latency { latency.record(nanoseconds: value) }
                 placeholder.record(nanoseconds: request.placeholder ?? 0)
             }
             #expect(result.latency == latency && result.placeholder == placeholder)
-            #expect(result.summary.displayP99Ms == latency.milliseconds(atPercentile: 99))
+            #expect(result.summary.display.p99 == latency.milliseconds(atPercentile: 99))
             // Second by second (timeseries.csv), the run adds up to its summary exactly: HTTP
             // requests, rows' requests, bytes; the seconds' ttfb samples are the ttfb stage's.
             let seconds = result.timeline.intervals
@@ -94,7 +94,7 @@ extension ChildProcessRuns {
                 for request in result.requests where request.client == client {
                     own.record(nanoseconds: request.placeholder ?? 0)
                 }
-                #expect(summary.placeholderP95Ms == own.milliseconds(atPercentile: 95) && summary.placeholderCount == own.count)
+                #expect(summary.placeholder.p95 == own.milliseconds(atPercentile: 95) && summary.placeholder.n == own.count)
             }
         }
 

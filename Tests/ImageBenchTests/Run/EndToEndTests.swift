@@ -73,7 +73,7 @@ struct EndToEndTests {
             #expect(request.latency! + 16_666_667 >= 100_000_000)
             #expect(request.stages!.timeToFirstByte >= 100_000_000)
         }
-        #expect(result.summary.displayP50Ms >= 0)
+        #expect(result.summary.display.p50 >= 0)
     }
 
     @Test("requests.csv and summary.csv parse with Python's csv module")

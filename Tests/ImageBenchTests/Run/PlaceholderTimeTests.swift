@@ -45,10 +45,10 @@ struct PlaceholderTimeTests {
             #expect(ready >= 200 && ready <= Double(request.latency!) / 1e6 + frame, "ready \(ready) ms, shown at \(request.latency!)")
         }
         // Every request counts (n = requests), and summary.csv's percentiles are of exactly these.
-        #expect(result.summary.placeholderCount == result.requests.count)
+        #expect(result.summary.placeholder.n == result.requests.count)
         var histogram = LatencyHistogram()
         for request in result.requests { histogram.record(nanoseconds: request.placeholder!) }
-        #expect(result.summary.placeholderP50Ms == histogram.milliseconds(atPercentile: 50))
+        #expect(result.summary.placeholder.p50 == histogram.milliseconds(atPercentile: 50))
         #expect(!result.summary.hostOverloaded, "an idle machine is not overloaded (late on \(result.summary.hostLateFrames) frames)")
         // Placeholder row-seconds while scrolling: at most every request's placeholder time (a frame
         // each of slack), at least the first screen's rows' 200 ms each (they wait inside the trace's
@@ -77,7 +77,7 @@ struct PlaceholderTimeTests {
         let onScreen = left.map { $0.placeholder! }.sorted()
         #expect(onScreen[onScreen.count / 2] < 300_000_000, "median time on screen of rows never shown: \(onScreen)")
         // Display latency counts only the shown rows; placeholder time counts these too.
-        #expect(result.summary.placeholderCount == result.summary.requests)
-        #expect(result.summary.placeholderCount > result.summary.displayed)
+        #expect(result.summary.placeholder.n == result.summary.requests)
+        #expect(result.summary.placeholder.n > result.summary.displayed)
     }
 }

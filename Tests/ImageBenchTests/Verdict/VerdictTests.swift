@@ -32,7 +32,7 @@ struct VerdictTests {
         summary.cpuUserS = 1
         summary.achievedConcurrencyPeak = limit
         summary.transport = "blocking"
-        summary.placeholderMeanMs = mean
+        summary.placeholder.mean = mean
         change(&summary)
         return RunResult(cell: RunCell(strategy: strategy, concurrency: limit, repetition: 1), summary: summary, requests: requests,
                          latency: LatencyHistogram(), stages: StageHistograms())

@@ -39,8 +39,8 @@ struct HTMLReport: ReportWriter {
             + "sit at the left edge; n is the requests shown).</p>\n" + latencyChart(context)
         if Set(results.results.map(\.cell.concurrency)).count > 1 {
             body += "<h2>Concurrency sweep</h2>\n<div class=\"row\">\n"
-            body += sweepChart(context, metric: .placeholderMean, title: "mean placeholder time (ms)")
-            body += sweepChart(context, metric: .displayP95, title: "p95 display latency (ms)")
+            body += sweepChart(context, metric: .placeholder[.mean], title: "mean placeholder time (ms)")
+            body += sweepChart(context, metric: .display[.p95], title: "p95 display latency (ms)")
             body += sweepChart(context, metric: .memoryHitRate, title: "memory hit rate", scale: 100, unit: "%", whole: 100)
             body += sweepChart(context, metric: .bytesDownloaded, title: "downloaded (MB)", scale: 1e-6)
             body += "</div>\n"

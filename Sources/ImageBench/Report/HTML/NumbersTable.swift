@@ -17,7 +17,7 @@ extension HTMLReport {
                 + detail.map { "<span>\(escape($0))</span>" }.joined(separator: " ") + "</span>")
         }
         for ((cell, aggregate), runs) in zip(zip(context.verdict.cells, context.aggregates), context.runs) {
-            let requests = runs.reduce(0) { $0 + $1.summary.placeholderCount }
+            let requests = runs.reduce(0) { $0 + $1.summary.placeholder.n }
             let shown = runs.reduce(0) { $0 + $1.summary.displayed }
             let value = { (metric: Metric, scale: Double, format: String) -> (value: String, interval: String) in
                 guard let estimate = aggregate.estimate(metric) else { return ("–", "") }
@@ -30,14 +30,14 @@ extension HTMLReport {
             let withN = { (pair: (value: String, interval: String), n: Int) in cellText(pair.value, pieces(pair.interval) + ["(\(n))"]) }
             let interval = cell.placeholder.interval.map { String(format: "[%.1f–%.1f]", $0.low, $0.high) } ?? ""
             let ranked = cell.validity == .valid ? "yes" : cell.validity == .control ? "no: the control" : "no: \(cell.validity)"
-            let (p50, p95) = (value(.readyP50, 1, "%.1f"), value(.readyP95, 1, "%.1f"))
+            let (p50, p95) = (value(.ready[.p50], 1, "%.1f"), value(.ready[.p95], 1, "%.1f"))
             let hitRate = value(.memoryHitRate, 100, "%.1f")
             let columns = [
                 "<th><span class=\"swatch\" style=\"background: \(context.colour(cell))\"></span>\(escape(cell.name))</th>",
                 "\(aggregate.runs)", escape(ranked),
                 cellText(String(format: "%.1f", cell.placeholder.overall), pieces(interval) + ["(\(requests))"]),
-                withN(value(.placeholderP95, 1, "%.1f"), requests),
-                withN(value(.displayP95, 1, "%.1f"), shown),
+                withN(value(.placeholder[.p95], 1, "%.1f"), requests),
+                withN(value(.display[.p95], 1, "%.1f"), shown),
                 cellText(p50.value + " / " + p95.value, (p50.interval.isEmpty ? [] : [p50.interval + " /", p95.interval]) + ["(\(shown))"]),
                 cellText(hitRate.value + (hitRate.value == "–" ? "" : "%"), pieces(hitRate.interval)),
                 String(format: "%.1f", cell.bytesPerImage / 1000), String(format: "%.2f", cell.cpuPerImage * 1000),
