@@ -39,6 +39,18 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// Its decoder (each is stateless, so making one per image costs nothing); nil: not an image.
+    var decoder: (any ImageDecoding)? {
+        switch self {
+        case .jpeg: JPEGDecoder()
+        case .png: PNGDecoder()
+        case .webp: WebPDecoder()
+        case .avif: AVIFDecoder()
+        case .gif: GIFDecoder()
+        case .unknown: nil
+        }
+    }
+
     /// The library that decodes it and its version, as reports print them ("libwebp 1.2.4").
     var decoderLibrary: String {
         switch self {
