@@ -29,6 +29,9 @@ struct Metric: Sendable, CustomStringConvertible {
         case integer(WritableKeyPath<RunSummary, Int> & Sendable)
         case real(WritableKeyPath<RunSummary, Double> & Sendable)
         case flag(WritableKeyPath<RunSummary, Bool> & Sendable)
+        /// One statistic of a distribution family (`display_p95_ms`: the display summary's p95);
+        /// `n` is an integer, every other statistic a real.
+        case statistic(WritableKeyPath<RunSummary, DistributionSummary> & Sendable, DistributionSummary.Statistic)
         /// Computed from other fields; not stored, never read back.
         case derived(@Sendable (RunSummary) -> Double)
     }
@@ -72,6 +75,8 @@ struct Metric: Sendable, CustomStringConvertible {
         case .integer(let path): .integer(summary[keyPath: path])
         case .real(let path): .real(summary[keyPath: path])
         case .flag(let path): .integer(summary[keyPath: path] ? 1 : 0)
+        case .statistic(let path, .n): .integer(summary[keyPath: path].n)
+        case .statistic(let path, let statistic): .real(summary[keyPath: path][statistic])
         case .derived(let compute): .real(compute(summary))
         }
     }
@@ -99,6 +104,12 @@ struct Metric: Sendable, CustomStringConvertible {
         case .flag(let path):
             guard let value = Int(text) else { return false }
             summary[keyPath: path] = value == 1
+        case .statistic(let path, .n):
+            guard let value = Int(text) else { return false }
+            summary[keyPath: path].n = value
+        case .statistic(let path, let statistic):
+            guard let value = text.isEmpty ? 0 : Double(text) else { return false }
+            summary[keyPath: path][statistic] = value
         case .derived: break
         }
         return true
@@ -113,14 +124,23 @@ struct Metric: Sendable, CustomStringConvertible {
         case (.largest, .integer(let path)): total[keyPath: path] = max(total[keyPath: path], part[keyPath: path])
         case (.largest, .real(let path)): total[keyPath: path] = max(total[keyPath: path], part[keyPath: path])
         case (.largest, .flag(let path)): total[keyPath: path] = total[keyPath: path] || part[keyPath: path]
+        case (.sum, .statistic(let path, .n)): total[keyPath: path].n += part[keyPath: path].n
+        case (.sum, .statistic(let path, let statistic)): total[keyPath: path][statistic] += part[keyPath: path][statistic]
+        case (.largest, .statistic(let path, let statistic)):
+            total[keyPath: path][statistic] = max(total[keyPath: path][statistic], part[keyPath: path][statistic])
         default: break
         }
     }
 
     /// Sets this metric on `total` to the mean of the parts' values under `weights`.
     func average(_ parts: [RunSummary], weights: [Double], into total: inout RunSummary) {
-        guard case .real(let path) = field else { return }
-        total[keyPath: path] = zip(parts, weights).reduce(0) { $0 + $1.0[keyPath: path] * $1.1 } / weights.reduce(0, +)
+        let sum = weights.reduce(0, +)
+        switch field {
+        case .real(let path): total[keyPath: path] = zip(parts, weights).reduce(0) { $0 + $1.0[keyPath: path] * $1.1 } / sum
+        case .statistic(let path, let statistic) where statistic != .n:
+            total[keyPath: path][statistic] = zip(parts, weights).reduce(0) { $0 + $1.0[keyPath: path][statistic] * $1.1 } / sum
+        default: break
+        }
     }
 }
 
