@@ -18,6 +18,8 @@ enum MetricCombination: Sendable, Equatable {
     case requestWeightedMean
     /// Derived from the combined totals (hit rates) or the merged histograms (percentiles).
     case recomputed
+    /// Counts per key (`404:8250;timeout:3`): summed key by key.
+    case sumPerKey
 }
 
 /// One metric of a run: one column of summary.csv, with everything every report, aggregation and
@@ -64,6 +66,10 @@ struct Metric: Sendable, CustomStringConvertible {
 
     /// True for the columns that name a run rather than measure it.
     var identifies: Bool { combination == .same }
+    /// True for the columns that are a number (a threshold's, a comparison's).
+    var isNumber: Bool {
+        if case .text = field { false } else { true }
+    }
 
     /// The value as reports print it.
     func value(of summary: RunSummary) -> RunSummary.Value {
@@ -113,6 +119,10 @@ struct Metric: Sendable, CustomStringConvertible {
         case (.largest, .integer(let path)): total[keyPath: path] = max(total[keyPath: path], part[keyPath: path])
         case (.largest, .real(let path)): total[keyPath: path] = max(total[keyPath: path], part[keyPath: path])
         case (.largest, .flag(let path)): total[keyPath: path] = total[keyPath: path] || part[keyPath: path]
+        case (.sumPerKey, .text(let path)):
+            var counts = HTTPErrorCounts(text: total[keyPath: path]) ?? HTTPErrorCounts()
+            counts.add(HTTPErrorCounts(text: part[keyPath: path]) ?? HTTPErrorCounts())
+            total[keyPath: path] = counts.text
         default: break
         }
     }

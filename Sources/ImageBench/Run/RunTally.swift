@@ -105,6 +105,8 @@ struct RunTally {
     private var learnedBytes: [Int: Int] = [:]
     /// Loads that failed, by class, whether or not a row still wanted the image.
     private var failedLoads: [ErrorClass: Int] = [:]
+    /// HTTP requests that failed, by status or class; those cut by a cancel before their answer ended.
+    private var httpFailures = HTTPErrorCounts(), httpCancelled = 0
     private var imagesDecoded = 0, imagesLoaded = 0, decodedPixels = 0
     private var decodeFilterNanoseconds: UInt64 = 0
     private var hitchNanoseconds: UInt64 = 0, mainBusyNanoseconds: UInt64 = 0
@@ -124,7 +126,11 @@ struct RunTally {
         timeline.completed(completion, at: completion.finishedAt - min(completion.finishedAt, origin))
         bytesDownloaded += completion.bytesReceived
         retries += completion.attempts - 1
-        if completion.source == .network { httpRequests += completion.attempts }
+        if completion.source == .network {
+            httpRequests += completion.attempts
+            for failure in completion.httpFailures { httpFailures.add(failure) }
+            if completion.httpCancelled { httpCancelled += 1 }
+        }
         decodeWarnings += completion.decodeWarnings
         resumes.account(completion)
         if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
@@ -254,6 +260,7 @@ struct RunTally {
         summary.errorsByClass = failedLoads
         summary.retries = retries
         summary.httpRequests = httpRequests
+        (summary.httpErrorsByStatus, summary.httpErrors, summary.httpCancelled) = (httpFailures, httpFailures.total, httpCancelled)
         summary.decodeWarnings = decodeWarnings
         ownDistributions(requests).fill(&summary)
         previews.fill(&summary)
