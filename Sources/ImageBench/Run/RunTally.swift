@@ -209,6 +209,12 @@ struct RunTally {
         if span - 1 > dropped && !wokeLate { lateWakes += 1 }
     }
 
+    /// HTTP requests and what failed: loads by class, requests by status.
+    func fillErrors(_ summary: inout RunSummary) {
+        (summary.errorsByClass, summary.httpRequests, summary.httpCancelled) = (failedLoads, httpRequests, httpCancelled)
+        (summary.httpErrorsByStatus, summary.httpErrors) = (httpFailures, httpFailures.total)
+    }
+
     /// The run's row of summary.csv.
     func summarize(_ requests: [RequestRecord], of run: ScrollRun, duration: UInt64, usage: ResourceUsage) -> RunSummary {
         func count(_ source: RequestSource) -> Int { requests.count { $0.source == source } }
@@ -257,10 +263,8 @@ struct RunTally {
         summary.memoryEvictions = run.memoryCache.evictions
         summary.diskWrites = disk.writes
         summary.diskDiscarded = disk.discarded
-        summary.errorsByClass = failedLoads
+        fillErrors(&summary)
         summary.retries = retries
-        summary.httpRequests = httpRequests
-        (summary.httpErrorsByStatus, summary.httpErrors, summary.httpCancelled) = (httpFailures, httpFailures.total, httpCancelled)
         summary.decodeWarnings = decodeWarnings
         ownDistributions(requests).fill(&summary)
         previews.fill(&summary)
