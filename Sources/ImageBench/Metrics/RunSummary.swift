@@ -126,13 +126,13 @@ struct RunSummary: Sendable, Equatable {
     var resumedLoads = 0
     var resumesRefused = 0
     var requestsPerS: Double { durationS > 0 ? Double(httpRequests) / durationS : 0 }
-    /// Failed HTTP requests ÷ HTTP requests sent: the share of the server's answers that were
-    /// errors, the same for every strategy over one URL mix. A cancelled transfer stays in the
-    /// denominator, neither failed nor succeeded: left out, it would tie the rate to how much a
-    /// strategy cancels (the embedded server answers a 404 at once but an image after its
-    /// latency, so cuts fall on successes: 75–85% over a mix whose rate is 59%). Through 0.6 it
-    /// was requests that showed an error ÷ requests served from the network, which counted
-    /// merged rows and loads cancelled before they were sent: 20–133% for that mix.
+    /// Failed HTTP requests ÷ HTTP requests sent: the share of the traffic a cell sent that
+    /// failed, what a server's own log gives. A cancelled transfer stays in the denominator,
+    /// neither failed nor succeeded (left out, cuts, which fall on slow successes, raise the rate).
+    /// Strategies still differ over one URL list, since they send different traffic: a failure is
+    /// never cached and is asked for again at every appearance of its row, a success once. Through
+    /// 0.6 it was requests that showed an error ÷ requests served from the network, which counted
+    /// loads cancelled before they were sent and left the failed ones out: 20–133% for one mix.
     var errorRate: Double { httpRequests > 0 ? Double(httpErrors) / Double(httpRequests) : 0 }
 
     var memoryHitRate: Double { requests > 0 ? Double(memoryHits) / Double(requests) : 0 }
