@@ -53,8 +53,10 @@ struct RunCommand: ParsableCommand {
             let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
             let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
             let checks = RunThresholds.listing(results.thresholdChecks)
-            return verdict + FormatTable(results).text + StageTable(results).text + PipelineNotes(results).text + CacheSizeReport(results).text
+            return verdict + ErrorNotes(results).text + FormatTable(results).text + StageTable(results).text + PipelineNotes(results).text + CacheSizeReport(results).text
                 + table + checks + "\n\nResults: \(directory.path)/ (\(Reports.all.map(\.fileName).joined(separator: ", ")))\n"
+                // Errors last too: the line nobody scrolls past (the verdict above opened with them).
+                + (results.errorWarning.map { "imgbench: \($0)\n" } ?? "")
         }
         if json {
             FileHandle.standardError.write(Data(human.utf8))

@@ -28,9 +28,9 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         // Any metric of the catalog but the ones that name a run; its direction is the catalog's.
         // Or a time-series column held every second (limits only).
         let perSecond = PerSecondMetric.named(name)
-        let measured = Metric.named(name).flatMap { $0.identifies ? nil : $0 }
+        let measured = Metric.named(name).flatMap { $0.identifies || !$0.isNumber ? nil : $0 }
         guard measured != nil || perSecond != nil else {
-            let names = Metric.catalog.filter { !$0.identifies }.map(\.name) + PerSecondMetric.names
+            let names = Metric.catalog.filter { !$0.identifies && $0.isNumber }.map(\.name) + PerSecondMetric.names
             // A near miss gets its name; otherwise the whole list, since nothing else would help.
             // Former names count as near misses too, and are answered with today's name.
             let formerNames = Metric.catalog.compactMap(\.formerName)

@@ -18,6 +18,8 @@ enum MetricCombination: Sendable, Equatable {
     case requestWeightedMean
     /// Derived from the combined totals (hit rates) or the merged histograms (percentiles).
     case recomputed
+    /// Counts per key (`404:8250;timeout:3`): summed key by key.
+    case sumPerKey
 }
 
 /// One metric of a run: one column of summary.csv, with everything every report, aggregation and
@@ -67,6 +69,10 @@ struct Metric: Sendable, CustomStringConvertible {
 
     /// True for the columns that name a run rather than measure it.
     var identifies: Bool { combination == .same }
+    /// True for the columns that are a number (a threshold's, a comparison's).
+    var isNumber: Bool {
+        if case .text = field { false } else { true }
+    }
 
     /// The value as reports print it.
     func value(of summary: RunSummary) -> RunSummary.Value {
@@ -128,6 +134,10 @@ struct Metric: Sendable, CustomStringConvertible {
         case (.sum, .statistic(let path, let statistic)): total[keyPath: path][statistic] += part[keyPath: path][statistic]
         case (.largest, .statistic(let path, let statistic)):
             total[keyPath: path][statistic] = max(total[keyPath: path][statistic], part[keyPath: path][statistic])
+        case (.sumPerKey, .text(let path)):
+            var counts = HTTPErrorCounts(text: total[keyPath: path]) ?? HTTPErrorCounts()
+            counts.add(HTTPErrorCounts(text: part[keyPath: path]) ?? HTTPErrorCounts())
+            total[keyPath: path] = counts.text
         default: break
         }
     }

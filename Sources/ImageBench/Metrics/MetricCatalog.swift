@@ -46,6 +46,12 @@ extension Metric {
     }
     static let retries = Metric("retries", "attempts", .lowerIsBetter, .sum, .integer(\.retries))
     static let httpRequests = Metric("http_requests", "requests", nil, .sum, .integer(\.httpRequests))
+    /// HTTP requests that failed, each attempt its own (columns since 0.7): what `error_rate`
+    /// counts, by status or class (`404:8250;timeout:3`), and the ones a cancel cut.
+    static let httpErrors = Metric("http_errors", "requests", .lowerIsBetter, .sum, .integer(\.httpErrors), since03: true)
+    static let httpErrorsByStatus = Metric("http_errors_by_status", "requests", nil, .sumPerKey, .text(\.httpErrorsByStatusText),
+                                           since03: true)
+    static let httpCancelled = Metric("http_cancelled", "requests", nil, .sum, .integer(\.httpCancelled), since03: true)
     static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
     static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
     static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
@@ -84,6 +90,7 @@ extension Metric {
     static let partial = Metric("partial", "flag", nil, .largest, .flag(\.partial))
     /// The server's side (columns since 0.3): what a backend engineer reads first.
     static let requestsPerS = Metric("requests_per_s", "requests/s", .higherIsBetter, .recomputed, .derived { $0.requestsPerS })
+    /// Failed HTTP requests ÷ HTTP requests that ended (`RunSummary.errorRate`).
     static let errorRate = Metric("error_rate", "ratio", .lowerIsBetter, .recomputed, .derived { $0.errorRate })
     static let ttfb = DistributionFamily("ttfb", \.ttfb, [.p50, .p90, .p95, .p99, .max], since03: true)
     static let request = DistributionFamily("request", \.request, [.p50, .p90, .p95, .p99, .max], since03: true)
@@ -139,6 +146,7 @@ extension Metric {
         previewsShown, previewDecodes, previewDecodeMs, bytesResumed, resumedLoads, resumesRefused, settleRests, settleCensored,
     ] + settle.metrics + restWait.metrics + [
         placeholderRowSecondsPerS, cancel, prefetch, memoryCacheMb, coalesce, diskRead, decodeConcurrency, filter,
+        httpErrors, httpErrorsByStatus, httpCancelled,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

@@ -11,6 +11,9 @@ extension ImagePipeline {
         var stages: StageTimes
         let attempts: Int
         let earlierBytes: Int
+        /// Each failed attempt, and whether the last was cut by a cancel (`LoadCompletion`).
+        var httpFailures: [HTTPFailure] = []
+        var httpCancelled = false
         /// Body bytes this fetch received (a failed one's are passed to `finish`).
         var bytes = 0
         var bodySize: Int?
@@ -26,6 +29,7 @@ extension ImagePipeline {
             let completion = LoadCompletion(loadID: task.id, source: source, outcome: outcome, stages: stages,
                                             bytesReceived: source == .network ? earlierBytes + (bytes ?? self.bytes) : 0,
                                             sourcePixels: pixels, finishedAt: clock.now(), attempts: attempts,
+                                            httpFailures: httpFailures, httpCancelled: httpCancelled,
                                             decodeWarnings: decodeWarnings, bodySize: bodySize, resumedBytes: resumedBytes,
                                             resumeRefused: resumeRefused)
             return .finished(Output(completion: completion, bytesToStore: store))
@@ -43,12 +47,12 @@ extension ImagePipeline {
     /// here (the naive disk read on the main loop).
     func process(_ fetched: Result<FetchResult, FetchError>, source: LoadSource, task: LoadTask,
                  stages initial: StageTimes, fetchStarted: UInt64,
-                 attempts: Int = 1, earlierBytes: Int = 0, fullSize: Bool = false) -> Step {
+                 attempts: Int = 1, earlierBytes: Int = 0, httpFailures: [HTTPFailure] = [], fullSize: Bool = false) -> Step {
         // Our own clock for the whole fetch, split at curl's first-byte time, so stages add up.
         let fetchEnd = clock.now()
         let fetchTime = fetchEnd - min(fetchEnd, fetchStarted)
         var load = Arrived(source: source, task: task, clock: clock, stages: initial, attempts: attempts,
-                           earlierBytes: earlierBytes, stageEnded: fetchEnd)
+                           earlierBytes: earlierBytes, httpFailures: source == .network ? httpFailures : [], stageEnded: fetchEnd)
         let result: FetchResult
         switch fetched {
         case .failure(let error):
@@ -56,7 +60,7 @@ extension ImagePipeline {
             load.stages.timeToFirstByte = error.partial.timeToFirstByte.map { min($0, fetchTime) } ?? fetchTime
             load.stages.transfer = fetchTime - load.stages.timeToFirstByte
             if case .cancelled(let received, let announced) = error {
-                load.bodySize = announced
+                (load.bodySize, load.httpCancelled) = (announced, source == .network)
                 return load.finish(.cancelled, bytes: received)
             }
             return load.finish(.failed(.fetch(error)), bytes: error.partial.bytes)

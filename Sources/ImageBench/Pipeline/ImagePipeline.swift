@@ -129,7 +129,7 @@ public struct ImagePipeline: Sendable {
         stages.network.leave()
         defer { fetch.gauge?.leave() }
         return process(fetched, source: .network, task: fetch.task, stages: fetch.stages, fetchStarted: fetch.fetchStarted,
-                       attempts: fetch.attempts.number, earlierBytes: fetch.attempts.earlierBytes)
+                       attempts: fetch.attempts.number, earlierBytes: fetch.attempts.earlierBytes, httpFailures: fetch.attempts.failures)
     }
 
     /// The classic `cellForRow` disk read (`--disk-read main`), run where it is called: read the

@@ -51,6 +51,11 @@ struct LoadCompletion: Sendable {
     let finishedAt: UInt64
     /// Fetch attempts made (1 without retries; 1 for a disk hit).
     var attempts = 1
+    /// The HTTP requests of this load that failed, each attempt's own (a retried 503 is one),
+    /// and whether its last was cut by a cancel before its answer ended (neither failed nor
+    /// succeeded). Network loads only.
+    var httpFailures: [HTTPFailure] = []
+    var httpCancelled = false
     /// The decoder's warnings: damage it worked around.
     var decodeWarnings = 0
     /// The image's full body size, when known: the bytes received, or for a cancelled transfer

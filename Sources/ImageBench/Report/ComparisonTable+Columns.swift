@@ -77,7 +77,8 @@ extension ComparisonTable {
     static let loadColumns: [Column] = [
         strategy, Column("limit", .concurrency),
         Column("http req", .httpRequests, rank: false), Column("req/s", .requestsPerS, rank: false),
-        Column("errors", .errors, rank: false), Column("error rate", .errorRate, rank: false, Format.percent),
+        // The server's errors: failed HTTP requests, of which the rate is (not rows that showed one).
+        Column("http errors", .httpErrors, rank: false), Column("error rate", .errorRate, rank: false, Format.percent),
         Column("ttfb p50 ms", .ttfb[.p50], rank: false, Format.tenths), Column("ttfb p90 ms", .ttfb[.p90], rank: false, Format.tenths),
         Column("ttfb p95 ms", .ttfb[.p95], rank: false, Format.tenths), Column("ttfb p99 ms", .ttfb[.p99], rank: false, Format.tenths),
         Column("ttfb max ms", .ttfb[.max], rank: false, Format.tenths),

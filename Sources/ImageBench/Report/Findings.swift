@@ -12,9 +12,11 @@ enum Findings {
     /// With several formats, each format's cells are compared among themselves ("In avif: …");
     /// the verdict compares the formats.
     static func sentences(_ results: [RunResult], traceFrames: Int) -> [String] {
+        // Errors first: what failed, by status, before any comparison of what succeeded.
+        let errors = RunResult.byCell(results).compactMap(ErrorNotes.line)
         let formats = results.map(\.summary.format).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        guard formats.count > 1 else { return sentencesInOneFormat(results, traceFrames: traceFrames) }
-        return formats.flatMap { format in
+        guard formats.count > 1 else { return errors + sentencesInOneFormat(results, traceFrames: traceFrames) }
+        return errors + formats.flatMap { format in
             sentencesInOneFormat(results.filter { $0.summary.format == format }, traceFrames: traceFrames).map { "In \(format): " + $0 }
         }
     }

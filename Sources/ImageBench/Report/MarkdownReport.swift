@@ -29,6 +29,7 @@ struct MarkdownReport: ReportWriter {
 
         \(partial)\(verdict(results))
 
+        \(ErrorNotes(results).markdown)\
         \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
         network \(settings.network), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_000_000) MB, \

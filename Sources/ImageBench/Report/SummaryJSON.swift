@@ -9,16 +9,15 @@ public struct SummaryJSON: ReportWriter {
     public func render(_ results: BenchmarkResults) throws -> String {
         let settings = results.plan.settings
         let runs: [[String: Any]] = results.results.map { result in
-            var run: [String: Any] = [:]
-            for (name, value) in result.summary.fields { run[name] = Self.json(value) }
+            var run = Self.fields(result.summary)
             run["stages"] = Dictionary(uniqueKeysWithValues: StageHistograms.names.map { name in
                 (name + "_ms", Self.percentiles(result.stages[name]))
             })
             run["display_latency_ms"] = Self.percentiles(result.latency)
             if !result.clients.isEmpty {
                 run["clients"] = result.clients.map { client, summary in
-                    var fields: [String: Any] = ["client": client]
-                    for (name, value) in summary.fields { fields[name] = Self.json(value) }
+                    var fields = Self.fields(summary)
+                    fields["client"] = client
                     return fields
                 }
             }
@@ -85,6 +84,17 @@ public struct SummaryJSON: ReportWriter {
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// A run's metrics by column name; its failed HTTP requests by status as an object
+    /// (`{"404": 8250}`), not summary.csv's text.
+    static func fields(_ summary: RunSummary) -> [String: Any] {
+        var fields: [String: Any] = [:]
+        for (name, value) in summary.fields { fields[name] = json(value) }
+        fields[Metric.httpErrorsByStatus.name] = Dictionary(uniqueKeysWithValues: summary.httpErrorsByStatus.ranked.map {
+            ($0.failure.description, $0.count)
+        })
+        return fields
     }
 
     static func json(_ value: RunSummary.Value) -> Any {

@@ -29,9 +29,10 @@ public struct BenchmarkResults: Sendable {
     /// The error rate of the verdict's intervals and tests: 5%, split over a budget's looks.
     var alpha: Double { plan.budget?.alpha ?? 0.05 }
 
-    /// `body` with every interval and test at this run's level (`Confidence`).
+    /// `body` with every interval and test at this run's level (`Confidence`), and every cell
+    /// judged by its `--max-error-rate` (`ErrorLimit`).
     public func atItsConfidence<T>(_ body: () throws -> T) rethrows -> T {
-        try Confidence.$alpha.withValue(alpha, operation: body)
+        try ErrorLimit.$maxRate.withValue(plan.maxErrorRate) { try Confidence.$alpha.withValue(alpha, operation: body) }
     }
 
     /// When no run displayed a single image though loads were made: why, for exit status 2. A

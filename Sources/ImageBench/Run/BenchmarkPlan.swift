@@ -19,6 +19,8 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
     var variations: [PolicyVariation]
     /// `--budget`: rounds decided by the data instead of `repeats` (nil: `repeats` as given).
     var budget: Budget?
+    /// `--max-error-rate`: a cell whose HTTP requests failed more often is not ranked (`ErrorLimit`).
+    var maxErrorRate = ErrorLimit.standard
 
     init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
                 warmups: Int = 0, warmupSeconds: Double = 0, formats: [CorpusFormat] = [.mixed], variations: [PolicyVariation] = []) {
@@ -45,6 +47,8 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
                   formats: try container.decodeIfPresent([CorpusFormat].self, forKey: .formats) ?? [.mixed],
                   variations: try container.decodeIfPresent([PolicyVariation].self, forKey: .variations) ?? [])
         budget = try container.decodeIfPresent(Budget.self, forKey: .budget)
+        // Plans before 0.7 had no limit; the default judges them as it judges a run today.
+        maxErrorRate = try container.decodeIfPresent(Double.self, forKey: .maxErrorRate) ?? ErrorLimit.standard
     }
 
     /// Runs that count (warm-ups excluded; a budget's later rounds come on top).
@@ -128,6 +132,7 @@ extension BenchmarkPlan {
         try checkFormats()
         for limit in concurrencies { try R.check(limit, in: R.concurrency, "--concurrency") }
         try R.check(repeats, in: R.repeats, "--repeat")
+        try R.check(maxErrorRate, in: R.maxErrorRate, "--max-error-rate")
         if let budget {
             try R.check(budget.seconds, in: R.budgetSeconds, "--budget")
             try check(repeats == 1, "--budget decides how many rounds each cell runs: drop --repeat")
@@ -190,6 +195,8 @@ extension BenchmarkPlan {
         (mine.strategies, mine.concurrencies, mine.repeats) = (theirs.strategies, theirs.concurrencies, theirs.repeats)
         // Like the repeats, the budget says how much was run, not what: its rounds are the same cells.
         mine.budget = theirs.budget
+        // The error limit judges the cells afterwards; it changes nothing they measured.
+        mine.maxErrorRate = theirs.maxErrorRate
         mine.settings.injection = .none
         theirs.settings.injection = .none
         return mine.differences(from: theirs)

@@ -23,6 +23,8 @@ public enum FlagRanges {
     static let timeoutSeconds = 0.001...3_600
     static let stallTimeoutSeconds = 1...3_600
     static let retries = 0...10
+    /// `--max-error-rate`, a share of HTTP requests: 0 (any failure) to 1 (rank whatever fails).
+    static let maxErrorRate = 0.0...1
     static let maxPixels = 1...1_000_000_000
     /// `--max-decode-mb`: one decode's memory, in MB (10^6 bytes).
     static let maxDecodeMB = 1...4_096

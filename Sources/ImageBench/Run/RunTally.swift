@@ -105,6 +105,8 @@ struct RunTally {
     private var learnedBytes: [Int: Int] = [:]
     /// Loads that failed, by class, whether or not a row still wanted the image.
     private var failedLoads: [ErrorClass: Int] = [:]
+    /// HTTP requests that failed, by status or class; those cut by a cancel before their answer ended.
+    private var httpFailures = HTTPErrorCounts(), httpCancelled = 0
     private var imagesDecoded = 0, imagesLoaded = 0, decodedPixels = 0
     private var decodeFilterNanoseconds: UInt64 = 0
     private var hitchNanoseconds: UInt64 = 0, mainBusyNanoseconds: UInt64 = 0
@@ -124,7 +126,11 @@ struct RunTally {
         timeline.completed(completion, at: completion.finishedAt - min(completion.finishedAt, origin))
         bytesDownloaded += completion.bytesReceived
         retries += completion.attempts - 1
-        if completion.source == .network { httpRequests += completion.attempts }
+        if completion.source == .network {
+            httpRequests += completion.attempts
+            for failure in completion.httpFailures { httpFailures.add(failure) }
+            if completion.httpCancelled { httpCancelled += 1 }
+        }
         decodeWarnings += completion.decodeWarnings
         resumes.account(completion)
         if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
@@ -203,6 +209,12 @@ struct RunTally {
         if span - 1 > dropped && !wokeLate { lateWakes += 1 }
     }
 
+    /// HTTP requests and what failed: loads by class, requests by status.
+    func fillErrors(_ summary: inout RunSummary) {
+        (summary.errorsByClass, summary.httpRequests, summary.httpCancelled) = (failedLoads, httpRequests, httpCancelled)
+        (summary.httpErrorsByStatus, summary.httpErrors) = (httpFailures, httpFailures.total)
+    }
+
     /// The run's row of summary.csv.
     func summarize(_ requests: [RequestRecord], of run: ScrollRun, duration: UInt64, usage: ResourceUsage) -> RunSummary {
         func count(_ source: RequestSource) -> Int { requests.count { $0.source == source } }
@@ -251,9 +263,8 @@ struct RunTally {
         summary.memoryEvictions = run.memoryCache.evictions
         summary.diskWrites = disk.writes
         summary.diskDiscarded = disk.discarded
-        summary.errorsByClass = failedLoads
+        fillErrors(&summary)
         summary.retries = retries
-        summary.httpRequests = httpRequests
         summary.decodeWarnings = decodeWarnings
         ownDistributions(requests).fill(&summary)
         previews.fill(&summary)

@@ -106,6 +106,10 @@ public struct Verdict: Sendable {
     /// to name a command that would decide what this one cannot.
     init(_ results: [RunResult], traceFrames: Int, plan: BenchmarkPlan? = nil) {
         let measured = RunResult.byCell(results).map { Self.cell($0, traceFrames: traceFrames) }
+        // Errors first: a cell whose requests failed over --max-error-rate opens the verdict.
+        let errors = RunResult.byCell(results).compactMap { runs in
+            ErrorLimit.exceeded(ErrorTotals(runs.map(\.summary))).map { "\(runs[0].cell.name): not ranked: \($0)" + ($0.hasSuffix("?") ? "" : ".") }
+        }
         let valid = measured.filter(\.validity.isValid)
         let metric: RankedMetric = !valid.isEmpty && valid.allSatisfy { ($0.restWait?.distinctSegments ?? 0) >= RestMeans.minimumRests }
             ? .restWait : .placeholder
@@ -122,7 +126,7 @@ public struct Verdict: Sendable {
             decision = nil
             knee = nil
             let reasons = cells.map { "\($0.name): \($0.validity)" }.joined(separator: "; ")
-            lines = ["Verdict: could not measure: no cell can be ranked (\(reasons))."]
+            lines = errors + ["Verdict: could not measure: no cell can be ranked (\(reasons))."]
                 + (plan?.budget.flatMap { BudgetText.line($0, results: results) }.map { [$0] } ?? [])
             return
         }
@@ -137,7 +141,7 @@ public struct Verdict: Sendable {
         decision = Self.decide(best: best, ranked: ranked, tied: tied, open: open)
         let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format && $0.variant == best.variant }.sorted { $0.concurrency < $1.concurrency }
         knee = sweep.first { $0.name == best.name || $0.ranking.overall <= best.ranking.overall || Self.equivalent(best, $0) }
-        lines = Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, open: open, knee: knee, all: cells, plan: plan)
+        lines = errors + Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, open: open, knee: knee, all: cells, plan: plan)
             + Effects(results, traceFrames: traceFrames).lines
             + (plan?.budget.flatMap { BudgetText.line($0, results: results) }.map { [$0] } ?? [])
     }

@@ -25,8 +25,8 @@ struct RunThresholdTests {
     func percentages() throws {
         let rate = try Threshold(parsing: "error_rate < 1%")
         #expect(rate.rule == .limit(comparison: "<", value: 0.01) && rate.description == "error_rate < 1%")
-        let runs = [VerdictTests.run(.gcd, 5, mean: 10) { $0.errors = 8; $0.networkFetches = 400 }]
-        #expect(RunThresholds.evaluate([rate], on: runs).map(\.passed) == [false], "2% of loads failed")
+        let runs = [VerdictTests.run(.gcd, 5, mean: 10) { $0.httpErrors = 8; $0.httpRequests = 400 }]
+        #expect(RunThresholds.evaluate([rate], on: runs).map(\.passed) == [false], "2% of HTTP requests failed")
         #expect(RunThresholds.evaluate([try Threshold(parsing: "error_rate <= 2%")], on: runs).map(\.passed) == [true])
         #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "display_p95_ms < 5%") }
         #expect(throws: Threshold.ParseError.self) { try Threshold(parsing: "error_rate < inf") }

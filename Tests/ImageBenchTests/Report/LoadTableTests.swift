@@ -16,10 +16,10 @@ struct LoadTableTests {
     @Test("--clients or --no-decode: requests per second, errors and time to first byte first, no placeholder or hitch columns, nothing starred")
     func serverFirst() {
         let runs = [VerdictTests.run(.threads, 5, mean: 10) { $0.httpRequests = 900; $0.durationS = 2; $0.ttfb.p99 = 4.44 },
-                    VerdictTests.run(.gcd, 5, mean: 20) { $0.httpRequests = 600; $0.durationS = 2; $0.errors = 6; $0.networkFetches = 600 }]
+                    VerdictTests.run(.gcd, 5, mean: 20) { $0.httpRequests = 600; $0.durationS = 2; $0.httpErrors = 6; $0.httpErrorsByStatus.add(.status(404), count: 6) }]
         for change in [{ (settings: inout RunSettings) in settings.clients = 20 }, { $0.decodes = false }] {
             let table = ComparisonTable(Self.benchmark(runs, change: change))
-            #expect(Array(table.header.prefix(9)) == ["strategy", "limit", "http req", "req/s", "errors", "error rate", "ttfb p50 ms", "ttfb p90 ms", "ttfb p95 ms"])
+            #expect(Array(table.header.prefix(9)) == ["strategy", "limit", "http req", "req/s", "http errors", "error rate", "ttfb p50 ms", "ttfb p90 ms", "ttfb p95 ms"])
             #expect(!table.header.contains("ph mean ms") && !table.header.contains("hitch ms/s") && !table.header.contains("placeholder"))
             #expect(table.rows[0][3] == "450" && table.rows[1][5] == "1.0%" && table.rows[0][table.header.firstIndex(of: "ttfb p99 ms")!] == "4.4",
                     "\(table.rows)")

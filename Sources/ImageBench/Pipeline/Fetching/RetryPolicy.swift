@@ -38,6 +38,9 @@ struct FetchAttempts: Sendable {
     /// Body bytes the failed attempts before `number` received (downloaded, so they count).
     private(set) var earlierBytes = 0
     private var lastFailureBytes = 0
+    /// Every attempt that failed, what it ended in (the server's count of errors: an attempt a
+    /// retry cured failed all the same). A cancelled attempt is not here: it was cut, not failed.
+    private(set) var failures: [HTTPFailure] = []
 
     init(policy: RetryPolicy) {
         self.policy = policy
@@ -47,6 +50,7 @@ struct FetchAttempts: Sendable {
     mutating func shouldRetry(after fetched: Result<FetchResult, FetchError>) -> Bool {
         guard case .failure(let error) = fetched else { return false }
         lastFailureBytes = error.partial.bytes
+        if let failure = HTTPFailure(error) { failures.append(failure) }
         return policy.shouldRetry(error, attempt: number)
     }
 

@@ -19,6 +19,7 @@ struct HTMLReport: ReportWriter {
         let verdict = context.verdict.lines
         body += "<h2>Verdict</h2>\n<p class=\"verdict\"><strong>\(escape(verdict[0]))</strong></p>\n<ul>\n"
             + verdict.dropFirst().map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"
+        body += ErrorNotes(results).html
         body += "<h2>Numbers</h2>\n" + numbersTable(context)
         guard !results.results.isEmpty else {
             return page(title: "imgbench report", style: Self.style, body: body + "<h2>Configuration</h2>\n" + configurationTable(results))

@@ -8,7 +8,7 @@ extension HTMLReport {
         var html = "<div class=\"table-wrap\">\n<table class=\"numbers\">\n<tr><th>cell</th><th>runs</th><th>ranked</th>"
             + "<th>placeholder mean ms [95% CI] (n)</th><th>placeholder p95 ms (n)</th><th>display p95 ms (n shown)</th>"
             + "<th>ready p50 / p95 ms (n)</th><th>mem hit</th><th>kB / image</th><th>CPU ms / image</th>"
-            + "<th>hitch ms/s</th><th>dropped</th><th>host-late</th></tr>\n"
+            + "<th>hitch ms/s</th><th>dropped</th><th>host-late</th><th>HTTP errors (rate, by status)</th></tr>\n"
         // A value on the first line, its interval and n on a second, smaller one that may wrap
         // between its pieces, never inside an interval: thirteen columns of
         // "77.6 [11.6–143.5] (600)" on one line are wider than a laptop's window.
@@ -43,13 +43,21 @@ extension HTMLReport {
                 String(format: "%.1f", cell.bytesPerImage / 1000), String(format: "%.2f", cell.cpuPerImage * 1000),
                 plain(value(.hitchMsPerS, 1, "%.1f")), plain(value(.droppedFrames, 1, "%.0f")),
                 runs.reduce(0) { $0 + $1.summary.hostLateFrames }.description,
+                Self.errorsCell(ErrorTotals(runs.map(\.summary)), cellText),
             ]
             html += "<tr class=\"cell\">" + columns.enumerated().map { $0.offset == 0 ? $0.element : "<td>\($0.element)</td>" }.joined() + "</tr>\n"
         }
-        return html + "</table>\n</div>\n<p class=\"note\">Placeholder time counts every request (a memory hit 0 ms; a row that left before "
+        return html + "</table>\n</div>\n<p class=\"note\">HTTP errors: failed HTTP requests over HTTP requests sent "
+            + "(a cancelled transfer counts as sent, neither failed nor succeeded), by status, or by class where no status came. Placeholder time counts every request (a memory hit 0 ms; a row that left before "
             + "its image, the time it was on screen); display and ready latency count the requests shown. Its interval: "
             + escape(Verdict.method) + "." + (context.results.plan.repeats > 1
                 ? " Other intervals: median over repeats, 95% percentile bootstrap." : " Run with --repeat 3 or more for intervals of the other columns.")
             + "</p>\n"
+    }
+
+    /// "45.0%" over "404 ×8250, 500 ×3"; "0" without errors.
+    static func errorsCell(_ totals: ErrorTotals, _ cellText: (String, [String]) -> String) -> String {
+        guard totals.httpErrors.total > 0 else { return "0" }
+        return cellText(Format.percent(totals.rate), [totals.httpErrors.listing(limit: 3)])
     }
 }

@@ -108,6 +108,19 @@ extension RunFlag {
         return try FlagRanges.check(value, in: range, flag)
     }
 
+    /// A share, as `5%` or `0.05`, or an error naming the flag and its range.
+    static func share(_ text: String, _ flag: String, in range: ClosedRange<Double>) throws(PlanError) -> Double {
+        let percent = text.hasSuffix("%")
+        guard let number = Double(percent ? String(text.dropLast()) : text), number.isFinite else {
+            throw PlanError("\(flag): '\(text)' is not a share (like 1% or 0.01)")
+        }
+        let value = percent ? number / 100 : number
+        guard range.contains(value) else {
+            throw PlanError("\(flag) must be between \(FlagRanges.text(range.lowerBound * 100))% and \(FlagRanges.text(range.upperBound * 100))% (got \(text))")
+        }
+        return value
+    }
+
     /// One of a type's names, or an error listing them.
     static func named<T: RawRepresentable & CaseIterable>(_ text: String, _ flag: String) throws(PlanError) -> T where T.RawValue == String {
         guard let value = T(rawValue: text) else {

@@ -112,6 +112,16 @@ extension RunFlag {
                     target.plan.budget = Budget(seconds: try FlagRanges.check(seconds, in: FlagRanges.budgetSeconds, "--budget"))
                 },
                 words: { plan in plan.budget.map { ["--budget", Format.compact($0.seconds) + "s"] } ?? [] }),
+        RunFlag("max-error-rate", value: "rate", group: .measurement,
+                help: "Do not rank a cell whose HTTP requests failed more often than this, e.g. 1% or 0.01 (0% to 100%): its numbers measured the errors, not the images.",
+                range: "(0% to 100%)", default: "1%",
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    target.plan.maxErrorRate = try share(text, "--max-error-rate", in: FlagRanges.maxErrorRate)
+                },
+                // Said only when not the default (a gate's child run on an older build knows no such
+                // flag), as the number itself, which reads back exactly.
+                words: { plan in plan.maxErrorRate == ErrorLimit.standard ? [] : ["--max-error-rate", String(plan.maxErrorRate)] }),
     ]
 
     static let output: [RunFlag] = [
