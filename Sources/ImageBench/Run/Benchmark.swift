@@ -32,7 +32,7 @@ public struct BenchmarkResults: Sendable {
     /// `body` with every interval and test at this run's level (`Confidence`), and every cell
     /// judged by its `--max-error-rate` (`ErrorLimit`).
     public func atItsConfidence<T>(_ body: () throws -> T) rethrows -> T {
-        try ErrorLimit.$maxRate.withValue(plan.maxErrorRate) { try Confidence.$alpha.withValue(alpha, operation: body) }
+        try ErrorLimit.$maxRate.withValue(plan.errorLimit) { try Confidence.$alpha.withValue(alpha, operation: body) }
     }
 
     /// When no run displayed a single image though loads were made: why, for exit status 2. A

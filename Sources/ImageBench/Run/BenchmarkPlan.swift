@@ -19,8 +19,13 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
     var variations: [PolicyVariation]
     /// `--budget`: rounds decided by the data instead of `repeats` (nil: `repeats` as given).
     var budget: Budget?
-    /// `--max-error-rate`: a cell whose HTTP requests failed more often is not ranked (`ErrorLimit`).
-    var maxErrorRate = ErrorLimit.standard
+    /// `--max-error-rate` as given (nil: not given). `errorLimit` is what judges the cells.
+    var maxErrorRate: Double?
+
+    /// A cell whose HTTP requests failed more often than this is not ranked (`ErrorLimit`): the
+    /// flag's value, or 1% above the faults the embedded server was told to inject (a run that asks
+    /// for `--faults error=5%` means its cells to be ranked on what they do with them).
+    var errorLimit: Double { maxErrorRate ?? ErrorLimit.standard(faults: settings.faults) }
 
     init(settings: RunSettings, strategies: [StrategyKind], concurrencies: [Int], repeats: Int = 1,
                 warmups: Int = 0, warmupSeconds: Double = 0, formats: [CorpusFormat] = [.mixed], variations: [PolicyVariation] = []) {
@@ -48,7 +53,7 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
                   variations: try container.decodeIfPresent([PolicyVariation].self, forKey: .variations) ?? [])
         budget = try container.decodeIfPresent(Budget.self, forKey: .budget)
         // Plans before 0.7 had no limit; the default judges them as it judges a run today.
-        maxErrorRate = try container.decodeIfPresent(Double.self, forKey: .maxErrorRate) ?? ErrorLimit.standard
+        maxErrorRate = try container.decodeIfPresent(Double.self, forKey: .maxErrorRate)
     }
 
     /// Runs that count (warm-ups excluded; a budget's later rounds come on top).
@@ -132,7 +137,7 @@ extension BenchmarkPlan {
         try checkFormats()
         for limit in concurrencies { try R.check(limit, in: R.concurrency, "--concurrency") }
         try R.check(repeats, in: R.repeats, "--repeat")
-        try R.check(maxErrorRate, in: R.maxErrorRate, "--max-error-rate")
+        if let maxErrorRate { try R.check(maxErrorRate, in: R.maxErrorRate, "--max-error-rate") }
         if let budget {
             try R.check(budget.seconds, in: R.budgetSeconds, "--budget")
             try check(repeats == 1, "--budget decides how many rounds each cell runs: drop --repeat")

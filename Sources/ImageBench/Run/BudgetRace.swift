@@ -20,12 +20,12 @@ enum BudgetRace {
         budget.looks = 1 + (pair > 0 ? min(99, Int(max(0, deadline - now()) / pair)) : 0)
         budget.rounds = 1
         for look in 1...budget.looks {
-            let open = ErrorLimit.$maxRate.withValue(plan.maxErrorRate) {
+            let open = ErrorLimit.$maxRate.withValue(plan.errorLimit) {
                 Confidence.$alpha.withValue(budget.alpha) { contenders(results, traceFrames: traceFrames, plan: plan) }
             }
             guard let open, look < budget.looks else {
                 // Open at the last look: with one look, the budget never had room for a second round.
-                let ranked = ErrorLimit.$maxRate.withValue(plan.maxErrorRate) { results.contains { CellValidity([$0.summary]).isValid } }
+                let ranked = ErrorLimit.$maxRate.withValue(plan.errorLimit) { results.contains { CellValidity([$0.summary]).isValid } }
                 budget.ended = open == nil ? (ranked ? "decided" : "unranked") : budget.looks == 1 ? "budget" : "looks"
                 break
             }

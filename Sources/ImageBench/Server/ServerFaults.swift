@@ -45,6 +45,9 @@ public struct ServerFaults: Sendable, Equatable, CustomStringConvertible {
 
     public var isEmpty: Bool { rates.values.allSatisfy { $0 == 0 } }
 
+    /// The share of requests given some fault.
+    var total: Double { rates.values.reduce(0, +) }
+
     public var description: String {
         isEmpty ? "none" : Kind.allCases.compactMap { kind in
             rates[kind].map { "\(kind.rawValue)=\(Format.compact($0 * 100))%" }

@@ -49,6 +49,10 @@ enum CellValidity: Sendable, Equatable, CustomStringConvertible {
 /// and finding that asks `CellValidity` without being passed through each of them.
 enum ErrorLimit {
     static let standard = 0.01
+
+    /// The default limit of a run whose embedded server injects `faults`: each injected fault is a
+    /// failed request by design, so the limit sits 1% above their total.
+    static func standard(faults: ServerFaults) -> Double { min(1, standard + faults.total) }
     @TaskLocal static var maxRate = standard
 
     /// Why `summary`'s errors keep it from being ranked, or nil: "45% of HTTP requests failed

@@ -96,11 +96,15 @@ struct ErrorRateTests {
         #expect(CellValidity(summary).description.hasPrefix("not ranked: 1.0% of HTTP requests failed (503 ×186;"))
     }
 
-    @Test("--max-error-rate takes 5% or 0.05 (0% to 100%); a mistake is one line naming the flag")
+    @Test("--max-error-rate takes 5% or 0.05 (0% to 100%); its default is 1%, or 1% above --faults' total; a mistake is one line naming the flag")
     func flag() throws {
-        #expect(try RunOptions(parsing: ["--max-error-rate", "5%"]).plan().maxErrorRate == 0.05)
-        #expect(try RunOptions(parsing: ["--max-error-rate", "0.2"]).plan().maxErrorRate == 0.2)
-        #expect(try RunOptions(parsing: []).plan().maxErrorRate == 0.01)
+        #expect(try RunOptions(parsing: ["--max-error-rate", "5%"]).plan().errorLimit == 0.05)
+        #expect(try RunOptions(parsing: ["--max-error-rate", "0.2"]).plan().errorLimit == 0.2)
+        #expect(try RunOptions(parsing: []).plan().errorLimit == 0.01)
+        // Injected faults fail requests by design: the default leaves room for them, a given limit is kept.
+        #expect(abs(try RunOptions(parsing: ["--faults", "error=5%,reset=2%"]).plan().errorLimit - 0.08) < 1e-9)
+        #expect(try RunOptions(parsing: ["--faults", "error=5%", "--max-error-rate", "1%"]).plan().errorLimit == 0.01)
+        #expect(try RunOptions(parsing: ["--faults", "error=99.5%"]).plan().errorLimit == 1)
         func refusal(_ text: String) -> String {
             do {
                 _ = try RunOptions(parsing: ["--max-error-rate", text]).plan()

@@ -113,7 +113,7 @@ extension RunFlag {
                 },
                 words: { plan in plan.budget.map { ["--budget", Format.compact($0.seconds) + "s"] } ?? [] }),
         RunFlag("max-error-rate", value: "rate", group: .measurement,
-                help: "Do not rank a cell whose HTTP requests failed more often than this, e.g. 1% or 0.01 (0% to 100%): its numbers measured the errors, not the images.",
+                help: "Do not rank a cell whose HTTP requests failed more often than this, e.g. 1% or 0.01 (0% to 100%): its numbers measured the errors, not the images. With --faults, the default is 1% above the faults' total.",
                 range: "(0% to 100%)", default: "1%",
                 apply: { text, target throws(PlanError) in
                     guard let text else { return }
@@ -121,7 +121,7 @@ extension RunFlag {
                 },
                 // Said only when not the default (a gate's child run on an older build knows no such
                 // flag), as the number itself, which reads back exactly.
-                words: { plan in plan.maxErrorRate == ErrorLimit.standard ? [] : ["--max-error-rate", String(plan.maxErrorRate)] }),
+                words: { plan in plan.maxErrorRate.map { ["--max-error-rate", String($0)] } ?? [] }),
     ]
 
     static let output: [RunFlag] = [
