@@ -44,7 +44,8 @@ struct MergeCommand: ParsableCommand {
         try CommandFailure.catching("cannot write \(out)") {
             try merged.write(to: directory)
         }
-        print(ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)) + RunThresholds.listing(results.thresholdChecks))
+        // The shards' users as one test: its load summary first, as a run prints it.
+        print(results.loadSummaryText + ComparisonTable(results).text(bold: TerminalStyle.allowsBold(STDOUT_FILENO)) + RunThresholds.listing(results.thresholdChecks))
         print("\nMerged \(shards.count) shards (\(plans[0].settings.clients) clients): \(directory.path)/")
         if let broken = RunThresholds.brokenMessage(results.thresholdChecks) { throw CommandFailure(broken, status: 1) }
     }

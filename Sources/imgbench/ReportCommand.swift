@@ -18,7 +18,9 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         let plan = try RecordedPlan.read(directory).unsharded
-        let results = try CommandFailure.catching { try ShardMerge.merge([directory], plan: plan, requireAllClients: false).results }
+        var results = try CommandFailure.catching { try ShardMerge.merge([directory], plan: plan, requireAllClients: false).results }
+        // The run's thresholds judged again, so the load summary's ✓/✗ are the run's own.
+        results.thresholdChecks = RunThresholds.evaluate(SummaryJSON.thresholds(URL(fileURLWithPath: directory)), on: results.results)
         let target = URL(fileURLWithPath: out ?? directory)
         try CommandFailure.catching("cannot write to \(target.path)") {
             try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)

@@ -50,7 +50,7 @@ struct RunCommand: ParsableCommand {
         let json = output.json
         // Every interval at the run's level (a --budget splits 5% over its looks).
         let human = results.atItsConfidence {
-            let verdict = results.results.isEmpty ? "" : Verdict(results).lines.joined(separator: "\n") + "\n\n"
+            let verdict = results.results.isEmpty ? "" : ReportOpening(results).text
             let table = ComparisonTable(results).text(bold: TerminalStyle.allowsBold(json ? STDERR_FILENO : STDOUT_FILENO))
             let checks = RunThresholds.listing(results.thresholdChecks)
             return verdict + ErrorNotes(results).text + FormatTable(results).text + StageTable(results).text + PipelineNotes(results).text + CacheSizeReport(results).text

@@ -27,7 +27,10 @@ extension RunResult {
     /// its client index).
     static func combining(_ clients: [RunResult], distributions recorded: RunDistributions? = nil) -> RunResult {
         var distributions = recorded ?? RunDistributions()
-        if recorded == nil { for client in clients { distributions.add(client.distributions) } }
+        if recorded == nil { for client in clients { distributions.add(client.distributions) } } else {
+            // A crowd records its distributions as it goes, but each user's transport counts its own wire.
+            for client in clients { distributions.connect.add(client.distributions.connect) }
+        }
         var summary = RunSummary.combining(clients.map(\.summary))
         distributions.fill(&summary)
         var combined = RunResult(cell: clients[0].cell, summary: summary, requests: clients.flatMap(\.requests), distributions: distributions)

@@ -52,6 +52,12 @@ extension Metric {
     static let httpErrorsByStatus = Metric("http_errors_by_status", "requests", nil, .sumPerKey, .text(\.httpErrorsByStatusText),
                                            since03: true)
     static let httpCancelled = Metric("http_cancelled", "requests", nil, .sum, .integer(\.httpCancelled), since03: true)
+    /// What the HTTP requests cost on the wire (columns since 0.7; `WireTotals`).
+    static let wireBytesSent = Metric("wire_bytes_sent", "bytes", nil, .sum, .integer(\.wireBytesSent), since03: true)
+    static let wireBytesReceived = Metric("wire_bytes_received", "bytes", nil, .sum, .integer(\.wireBytesReceived), since03: true)
+    static let connectionsOpened = Metric("connections_opened", "connections", .lowerIsBetter, .sum, .integer(\.connectionsOpened), since03: true)
+    static let connectionsReused = Metric("connections_reused", "requests", nil, .sum, .integer(\.connectionsReused), since03: true)
+    static let sessions = Metric("sessions", "sessions", nil, .sum, .integer(\.sessions), since03: true)
     static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
     static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
     static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
@@ -147,6 +153,7 @@ extension Metric {
     ] + settle.metrics + restWait.metrics + [
         placeholderRowSecondsPerS, cancel, prefetch, memoryCacheMb, coalesce, diskRead, decodeConcurrency, filter,
         httpErrors, httpErrorsByStatus, httpCancelled,
+        wireBytesSent, wireBytesReceived, connectionsOpened, connectionsReused, sessions,
     ]
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and

@@ -24,6 +24,8 @@ struct RunDistributions: Sendable {
     /// sample, keyed so that cells' rests pair (`SettleTime.swift`).
     var settle = LatencyHistogram()
     var settleSamples: [SettleSample] = []
+    /// Connect time of each new connection the transport opened (`WireTotals`).
+    var connect = LatencyHistogram()
 
     init() {}
 
@@ -49,6 +51,7 @@ struct RunDistributions: Sendable {
         firstImage.add(other.firstImage)
         settle.add(other.settle)
         settleSamples += other.settleSamples
+        connect.add(other.connect)
     }
 
     /// The summary's distributions from these, each family's statistics (`Metric.display`, …).

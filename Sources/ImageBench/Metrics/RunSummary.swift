@@ -42,6 +42,14 @@ struct RunSummary: Sendable, Equatable {
     var httpErrorsByStatus = HTTPErrorCounts()
     /// HTTP requests cut by a cancel before their answer ended: neither failed nor succeeded.
     var httpCancelled = 0
+    /// The wire (`WireTotals`, columns since 0.7): bytes sent and received with headers, new
+    /// connections and requests that reused one; and the users' sessions (a looping user's traces,
+    /// k6's iterations).
+    var wireBytesSent = 0
+    var wireBytesReceived = 0
+    var connectionsOpened = 0
+    var connectionsReused = 0
+    var sessions = 0
     /// Decoder warnings: damaged images that still displayed (gray where data was missing).
     var decodeWarnings = 0
     var displayed = 0

@@ -39,6 +39,8 @@ struct HistogramsJSON: ReportWriter {
         var memoryCacheMb: Int?
         /// Every setting a run can vary, by its summary.csv column; absent before 0.5.
         var policies: [String: String]?
+        /// Connect time of each new connection (`WireTotals`); absent before 0.7.
+        var connect: LatencyHistogram?
 
         /// The cell's value of each setting a run can vary, by column (files before 0.5: the three they have).
         var policyValues: [String: String] {
@@ -65,19 +67,22 @@ struct HistogramsJSON: ReportWriter {
             distributions.firstImage = firstImage ?? LatencyHistogram()
             distributions.settle = settle ?? LatencyHistogram()
             distributions.settleSamples = settleSamples ?? []
+            distributions.connect = connect ?? LatencyHistogram()
             return distributions
         }
     }
 
     func render(_ results: BenchmarkResults) throws -> String {
         let runs = results.results.map { result in
-            Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
+            var run = Run(strategy: result.cell.strategy.rawValue, concurrency: result.cell.concurrency, repetition: result.cell.repetition,
                 latency: result.latency, stages: result.stages.histograms, placeholder: result.placeholder, ready: result.ready,
                 seconds: result.timeline.intervals, request: result.distributions.request, format: result.summary.format,
                 decodePerMegapixel: result.distributions.decodePerMegapixel, memoryHitThresholds: result.distributions.memoryHitThresholds, firstImage: result.distributions.firstImage,
                 settle: result.distributions.settle, settleSamples: result.distributions.settleSamples,
                 cancel: result.summary.cancel, prefetch: result.summary.prefetch, memoryCacheMb: result.summary.memoryCacheMb,
                 policies: Dictionary(uniqueKeysWithValues: PolicyDimension.allCases.map { ($0.rawValue, $0.value(of: result.summary)) }))
+            run.connect = result.distributions.connect
+            return run
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -14,10 +14,8 @@ struct MarkdownReport: ReportWriter {
     }
 
     /// The recommendation in bold, then its reasons as a list.
-    func verdict(_ results: BenchmarkResults) -> String {
-        let lines = Verdict(results).lines
-        return "**\(lines[0])**\n\n" + lines.dropFirst().map { "- \($0)" }.joined(separator: "\n")
-    }
+    /// Errors, the load summary of a load test, the verdict (`ReportOpening`).
+    func verdict(_ results: BenchmarkResults) -> String { ReportOpening(results).markdown }
 
     func render(_ results: BenchmarkResults) throws -> String {
         let settings = results.plan.settings
@@ -31,12 +29,12 @@ struct MarkdownReport: ReportWriter {
 
         \(ErrorNotes(results).markdown)\
         \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
-        network \(settings.network), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
+        network \(settings.source == .embedded ? settings.network.description : "the source's own (not shaped)"), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_000_000) MB, \
         disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_000_000) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).
         \(settings.injection == .none ? "" : "**Injected slowdown (a testing aid, not a real measurement): `\(settings.injection)`.**\n")\
         \(settings.faults.isEmpty ? "" : "Server faults injected: `\(settings.faults)`.\n")
-        Workload: \(results.corpusImages) images, \(results.corpusBytes / 1024) kB, \
+        Workload: \(results.corpusImages) images\(results.corpusBytes > 0 ? ", \(results.corpusBytes / 1024) kB" : ""), \
         \(settings.source == .embedded ? "served by the embedded server" : "from \(settings.source.description)"), \
         feed `\(settings.feedOrder.rawValue)`.
 

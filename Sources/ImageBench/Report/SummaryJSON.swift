@@ -81,6 +81,8 @@ public struct SummaryJSON: ReportWriter {
             "aggregate_method": "median over repeats; 95% percentile bootstrap interval (2000 resamples, seeded)",
             "verdict": Verdict(results).jsonObject,
             "thresholds": results.thresholdChecks.map(\.jsonObject),
+            // A load test's end-of-test figures per cell (empty for an app benchmark).
+            "load_summary": LoadSummary(results).jsonObject,
         ]
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self) + "\n"
@@ -125,6 +127,14 @@ extension SummaryJSON {
     }
 
     /// `directory`'s workload; zeros for what its summary.json does not say (or without one).
+    /// The `--threshold`s a run was given, as its summary.json lists them (none where unreadable:
+    /// the reports are then written without their checks, as a run without thresholds is).
+    public static func thresholds(_ directory: URL) -> [Threshold] {
+        let document = (try? JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(fileName)))) as? [String: Any]
+        let checks = document?["thresholds"] as? [[String: Any]] ?? []
+        return checks.compactMap { ($0["threshold"] as? String).flatMap { try? Threshold(parsing: $0) } }
+    }
+
     static func workload(_ directory: URL) -> RecordedWorkload {
         let document = (try? JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(fileName)))) as? [String: Any]
         let workload = document?["workload"] as? [String: Any] ?? [:]

@@ -211,7 +211,13 @@ final class ScrollRun {
         tally.recordSettle()
         var summary = tally.summarize(book.records, of: self, duration: end - loop.start, usage: (usageAtEnd ?? ResourceUsage.now()) - loop.usageBefore)
         summary.partial = loop.partial
-        var result = RunResult(cell: cell, summary: summary, requests: book.records, distributions: tally.distributions)
+        summary.sessions = loop.session + 1
+        let wire = transport.wire?.snapshot ?? WireTotals()
+        (summary.wireBytesSent, summary.wireBytesReceived) = (wire.bytesSent, wire.bytesReceived)
+        (summary.connectionsOpened, summary.connectionsReused) = (wire.connectionsOpened, wire.connectionsReused)
+        var distributions = tally.distributions
+        distributions.connect = wire.connect
+        var result = RunResult(cell: cell, summary: summary, requests: book.records, distributions: distributions)
         result.timeline = tally.timeline
         result.origin = tally.origin
         result.timeline.finish(requests: book.records, origin: tally.origin, from: loop.start, to: end)

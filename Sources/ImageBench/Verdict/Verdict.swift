@@ -101,6 +101,10 @@ public struct Verdict: Sendable {
     /// The smallest limit of the recommended strategy within noise of the recommendation.
     let knee: Cell?
     public let lines: [String]
+    /// The lines that open `lines`: each cell over `--max-error-rate`, not ranked, and why.
+    public let errorLines: [String]
+    /// The verdict after its error lines: what a load test prints after its load summary.
+    public var appLines: [String] { Array(lines.dropFirst(errorLines.count)) }
 
     /// `traceFrames`: the trace's length in frames, for cutting it into segments; `plan`: the run's,
     /// to name a command that would decide what this one cannot.
@@ -110,6 +114,7 @@ public struct Verdict: Sendable {
         let errors = RunResult.byCell(results).compactMap { runs in
             ErrorLimit.exceeded(ErrorTotals(runs.map(\.summary))).map { "\(runs[0].cell.name): not ranked: \($0)" + ($0.hasSuffix("?") ? "" : ".") }
         }
+        errorLines = errors
         let valid = measured.filter(\.validity.isValid)
         let metric: RankedMetric = !valid.isEmpty && valid.allSatisfy { ($0.restWait?.distinctSegments ?? 0) >= RestMeans.minimumRests }
             ? .restWait : .placeholder

@@ -21,12 +21,15 @@ final class CurlEasy: @unchecked Sendable {
     /// False: bodies are counted as they arrive and not kept (`--no-decode` with no disk cache
     /// fetches and discards; keeping them would cost a buffer and a copy per image for nothing).
     let keepsBodies: Bool
+    /// Where each finished transfer's wire figures go (a run's user's transport), if anywhere.
+    let wire: WireLedger?
 
     /// `cancelsItself` false: the caller removes cancelled transfers itself (the multi transport's
     /// loop does, at once), so curl need not call back on every progress step to ask.
-    init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true, cancelsItself: Bool = true) {
+    init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true, cancelsItself: Bool = true, wire: WireLedger? = nil) {
         self.client = client
         self.keepsBodies = keepsBodies
+        self.wire = wire
         CurlGlobal.initialize()
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         self.handle = handle
@@ -123,6 +126,7 @@ final class CurlEasy: @unchecked Sendable {
         // connection closed when the handle is reused) finds nil, not freed memory.
         for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA] { ib_curl_easy_set_pointer(handle, option, nil) }
         self.transfer = nil
+        wire?.record(handle: handle, body: transfer.received)
         if transfer.token.isCancelled {
             transfer.keepPartial()
             // What the headers promised, when they came: the size a cancelled image would have cost

@@ -14,8 +14,8 @@ final class CurlFetcher: @unchecked Sendable {
     /// How long one wait for the sockets lasts at most.
     static let tickMilliseconds: Int32 = 100
 
-    init(limits: FetchLimits = FetchLimits(), client: Int = 0, keepsBodies: Bool = true) {
-        easy = CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies)
+    init(limits: FetchLimits = FetchLimits(), client: Int = 0, keepsBodies: Bool = true, wire: WireLedger? = nil) {
+        easy = CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies, wire: wire)
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
     }

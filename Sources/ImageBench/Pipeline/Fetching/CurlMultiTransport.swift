@@ -35,6 +35,7 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
 
     private let client: Int
     private let keepsBodies: Bool
+    let wire: WireLedger? = WireLedger()
 
     /// `loop`: the thread that drives it, shared with other users' transports; nil for one of its own.
     init(limits: FetchLimits, client: Int = 0, loop: CurlLoop? = nil, keepsBodies: Bool = true) {
@@ -148,7 +149,7 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
                 request.completion(.failure(.cancelled(received: 0)))
                 continue
             }
-            let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies, cancelsItself: false)
+            let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies, cancelsItself: false, wire: wire)
             easy.prepare(request.fetch)
             curl_multi_add_handle(multi, easy.handle)
             active[easy.handle] = (easy, request.completion)

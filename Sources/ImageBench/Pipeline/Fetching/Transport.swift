@@ -55,6 +55,13 @@ protocol Transport: Sendable {
     func start(_ request: FetchRequest, completion: @escaping FetchCompletion)
     /// Releases threads and handles; no fetch may follow.
     func shutdown()
+    /// What its transfers cost on the wire (`WireTotals`), where it counts them.
+    var wire: WireLedger? { get }
+}
+
+extension Transport {
+    /// A transport that is not curl's (a test's) counts nothing on the wire.
+    var wire: WireLedger? { nil }
 }
 
 typealias FetchCompletion = @Sendable (Result<FetchResult, FetchError>) -> Void
@@ -70,6 +77,7 @@ final class BlockingTransport: Transport {
 
     private let client: Int
     private let keepsBodies: Bool
+    let wire: WireLedger? = WireLedger()
 
     init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true) {
         self.limits = limits
@@ -78,7 +86,7 @@ final class BlockingTransport: Transport {
     }
 
     func start(_ request: FetchRequest, completion: @escaping FetchCompletion) {
-        let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits, client: client, keepsBodies: keepsBodies)
+        let fetcher = idle.withLockedValue { $0.popLast() } ?? CurlFetcher(limits: limits, client: client, keepsBodies: keepsBodies, wire: wire)
         let result = Result { () throws(FetchError) in try fetcher.fetch(request) }
         idle.withLockedValue { $0.append(fetcher) }
         completion(result)

@@ -16,9 +16,7 @@ struct HTMLReport: ReportWriter {
         if let reason = results.stoppedBy {
             body += "<p class=\"warn\">Partial results: stopped by \(escape(reason)).</p>\n"
         }
-        let verdict = context.verdict.lines
-        body += "<h2>Verdict</h2>\n<p class=\"verdict\"><strong>\(escape(verdict[0]))</strong></p>\n<ul>\n"
-            + verdict.dropFirst().map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"
+        body += ReportOpening(results, verdict: context.verdict).html
         body += ErrorNotes(results).html
         body += "<h2>Numbers</h2>\n" + numbersTable(context)
         guard !results.results.isEmpty else {

@@ -1,0 +1,53 @@
+import CCurl
+import CShims
+
+/// What one user's HTTP traffic cost on the wire, as a load tool reports it (k6's data_sent,
+/// data_received, http_req_connecting): bytes each way with headers, the connections opened and
+/// the requests that reused one, and the time each new connection took to connect. Counted per
+/// transfer from curl's own figures, whatever became of the transfer: a cancelled request was
+/// still sent, and a connection it opened was still opened.
+struct WireTotals: Sendable, Equatable {
+    /// Request bytes sent (request line and headers: curl's CURLINFO_REQUEST_SIZE).
+    var bytesSent = 0
+    /// Response bytes received: headers (CURLINFO_HEADER_SIZE) and body.
+    var bytesReceived = 0
+    /// New connections made (CURLINFO_NUM_CONNECTS over every transfer).
+    var connectionsOpened = 0
+    /// Requests sent on a connection an earlier request had opened.
+    var connectionsReused = 0
+    /// TCP connect time of each new connection (name lookup excluded, as k6's).
+    var connect = LatencyHistogram()
+}
+
+/// One user's `WireTotals`, written by the transfers of its transport (a blocking transport's
+/// workers at once, hence the lock: one uncontended lock per request) and read when its run ends.
+final class WireLedger: Sendable {
+    private let totals = Locked(WireTotals())
+
+    var snapshot: WireTotals { totals.withLockedValue { $0 } }
+
+    /// A transfer that is over, read from its handle before the handle is reused. `body`: the body
+    /// bytes it received.
+    func record(handle: UnsafeMutableRawPointer, body: Int) {
+        var sent = 0, headers = 0, connects = 0
+        var connectedAt: curl_off_t = 0, resolvedAt: curl_off_t = 0
+        ib_curl_easy_get_long(handle, CURLINFO_REQUEST_SIZE, &sent)
+        ib_curl_easy_get_long(handle, CURLINFO_HEADER_SIZE, &headers)
+        ib_curl_easy_get_long(handle, CURLINFO_NUM_CONNECTS, &connects)
+        if connects > 0 {
+            ib_curl_easy_get_offset(handle, CURLINFO_CONNECT_TIME_T, &connectedAt)
+            ib_curl_easy_get_offset(handle, CURLINFO_NAMELOOKUP_TIME_T, &resolvedAt)
+        }
+        // curl's figures are its own counts, but a long is wide: keep a hostile value in range.
+        let (sentBytes, headerBytes, opened) = (max(0, sent), max(0, headers), max(0, connects))
+        let connectNanoseconds = UInt64(max(0, connectedAt - resolvedAt)) &* 1_000
+        totals.withLockedValue { totals in
+            totals.bytesSent &+= sentBytes
+            totals.bytesReceived &+= headerBytes &+ max(0, body)
+            totals.connectionsOpened &+= opened
+            // A request that went out without a connection of its own reused one.
+            if opened == 0 && sentBytes > 0 { totals.connectionsReused += 1 }
+            if opened > 0 { totals.connect.record(nanoseconds: connectNanoseconds) }
+        }
+    }
+}
