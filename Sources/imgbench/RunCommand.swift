@@ -27,8 +27,10 @@ struct RunCommand: ParsableCommand {
         let resolved = try resolved(), plan = resolved.plan, output = resolved.output
         let metrics = output.metricsAddress.map { _ in LiveMetrics() }
         let metricsServer = try output.metricsAddress.map { address in try Self.serveMetrics(at: address, metrics!, quiet: output.quiet) }
-        // Last of all, whatever ended the run: its final values, scraped once.
-        defer { metricsServer.map(Self.finishServing) }
+        // Last of all, whatever ended the run: its final values, scraped once (no wait when no run
+        // began: a refused --out has nothing to show).
+        var began = false
+        defer { metricsServer.map { Self.finishServing($0, waiting: began) } }
         let directory = URL(fileURLWithPath: output.directory ?? "imgbench-results/\(Timestamp.now())")
         let claim: OutputClaim
         do {
@@ -43,6 +45,7 @@ struct RunCommand: ParsableCommand {
         let stop = StopRequest()
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }
+        began = true
         var results = try CommandFailure.catching("the run could not be done") {
             try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop, corpusCache: output.corpusCache ? .standard() : nil,
                               metrics: metrics)
@@ -98,8 +101,8 @@ struct RunCommand: ParsableCommand {
 
     /// The run is over: the final values stay up until one scrape has read them (a Prometheus
     /// scraping every few seconds would otherwise miss the last ones), 5 s at most.
-    private static func finishServing(_ server: MetricsServer) {
-        if !server.finish(waitingAtMost: 5) {
+    private static func finishServing(_ server: MetricsServer, waiting: Bool) {
+        if waiting && !server.finish(waitingAtMost: 5) {
             FileHandle.standardError.write(Data("imgbench: no scrape read the final metrics at \(server.address.url) within 5 s\n".utf8))
         }
         server.shutdown()
