@@ -11,6 +11,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // `--metrics-address`: Prometheus's counters, gauges, histograms and text exposition.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries from Debian's -dev packages (scripts/setup installs the missing ones).
@@ -39,6 +41,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // Release builds skip the run-time exclusivity checks (about 3,000 instructions per
             // simulated request, 3% of a load run); debug builds and the tests keep them.

@@ -25,6 +25,12 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let resolved = try resolved(), plan = resolved.plan, output = resolved.output
+        let metrics = output.metricsAddress.map { _ in LiveMetrics() }
+        let metricsServer = try output.metricsAddress.map { address in try Self.serveMetrics(at: address, metrics!, quiet: output.quiet) }
+        // Last of all, whatever ended the run: its final values, scraped once (no wait when no run
+        // began: a refused --out has nothing to show).
+        var began = false
+        defer { metricsServer.map { Self.finishServing($0, waiting: began) } }
         let directory = URL(fileURLWithPath: output.directory ?? "imgbench-results/\(Timestamp.now())")
         let claim: OutputClaim
         do {
@@ -39,8 +45,10 @@ struct RunCommand: ParsableCommand {
         let stop = StopRequest()
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }
+        began = true
         var results = try CommandFailure.catching("the run could not be done") {
-            try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop, corpusCache: output.corpusCache ? .standard() : nil)
+            try Benchmark.run(plan, observer: TerminalProgress(quiet: output.quiet), stop: stop, corpusCache: output.corpusCache ? .standard() : nil,
+                              metrics: metrics)
         }
         results.thresholdChecks = RunThresholds.evaluate(output.thresholds, on: results.results)
         try CommandFailure.catching("cannot write results to \(directory.path)") { try Reports.write(results, to: directory) }
@@ -77,6 +85,27 @@ struct RunCommand: ParsableCommand {
         }
         if let reason = results.nothingLoaded { throw CommandFailure(reason) }
         if let broken = RunThresholds.brokenMessage(results.thresholdChecks) { throw CommandFailure(broken, status: 1) }
+    }
+
+    /// `--metrics-address`: bound before the run, so that a port in use or a host that is none is
+    /// a usage error (exit 64, one line) before anything is generated or measured.
+    private static func serveMetrics(at address: MetricsAddress, _ metrics: LiveMetrics, quiet: Bool) throws -> MetricsServer {
+        do {
+            let server = try MetricsServer(address: address, metrics: metrics)
+            if !quiet { FileHandle.standardError.write(Data("imgbench: live metrics at \(address.url)\n".utf8)) }
+            return server
+        } catch {
+            throw CommandFailure(error.description, status: 64)
+        }
+    }
+
+    /// The run is over: the final values stay up until one scrape has read them (a Prometheus
+    /// scraping every few seconds would otherwise miss the last ones), 5 s at most.
+    private static func finishServing(_ server: MetricsServer, waiting: Bool) {
+        if waiting && !server.finish(waitingAtMost: 5) {
+            FileHandle.standardError.write(Data("imgbench: no scrape read the final metrics at \(server.address.url) within 5 s\n".utf8))
+        }
+        server.shutdown()
     }
 
     var options: RunOptions {

@@ -66,8 +66,9 @@ struct BenchmarkError: Error, CustomStringConvertible {
 public enum Benchmark {
     /// `corpusCache`: where generated images are kept between starts (nil, the library's default:
     /// generate them all and touch no disk; the command line passes the standard place).
+    /// `metrics`: where measured runs report as they go (`--metrics-address`).
     public static func run(_ plan: BenchmarkPlan, observer: (any BenchmarkObserver)? = nil,
-                           stop: StopRequest? = nil, corpusCache: CorpusCache? = nil) throws -> BenchmarkResults {
+                           stop: StopRequest? = nil, corpusCache: CorpusCache? = nil, metrics: LiveMetrics? = nil) throws -> BenchmarkResults {
         // The budget (`--budget`) is the user's time: the default clock's.
         let startedAt = Date(), startedClock = MonotonicClock().now()
         // Stopped while preparing: nothing measured, and it says why (the reason is read when it
@@ -163,7 +164,9 @@ public enum Benchmark {
             server?.restartFaultDraws()
             let before = server?.counts
             // The cell's own policies (`--cancel none,offscreen`) on the one workload every cell shares.
-            var result = runCell(cell, workload: cellWorkload, settings: runPlan.settings(for: cell), diskCache: diskCache, stop: stop, observer: observer)
+            // Only measured runs report live (warm-up rounds are not in summary.csv either).
+            var result = runCell(cell, workload: cellWorkload, settings: runPlan.settings(for: cell), diskCache: diskCache, stop: stop,
+                                 observer: observer, live: cell.repetition > 0 ? metrics?.cell(cell) : nil)
             if let server, let before { result.server = server.counts - before }
             if let diskCache { diskCaches?.finish(diskCache) }
             observer?.runFinished(result)
@@ -190,12 +193,14 @@ public enum Benchmark {
     /// One run of a cell: one simulated user on this thread, or every user of this process's
     /// slice at once. `frames` cuts each user's trace short (the warm-up).
     static func runCell(_ cell: RunCell, workload: Workload, settings: RunSettings, diskCache: DiskCache? = nil,
-                        frames: Int? = nil, stop: StopRequest?, observer: (any BenchmarkObserver)?) -> RunResult {
+                        frames: Int? = nil, stop: StopRequest?, observer: (any BenchmarkObserver)?,
+                        live: (any LiveObserver)? = nil) -> RunResult {
         if settings.clients == 1 && settings.load == nil {
-            let run = ScrollRun(workload: workload.prefix(frames: frames), settings: settings, cell: cell, diskCache: diskCache, stop: stop)
+            let run = ScrollRun(workload: workload.prefix(frames: frames), settings: settings, cell: cell, diskCache: diskCache, stop: stop,
+                                live: live)
             return run.run { progress in observer?.runProgress(cell, progress) }
         }
-        return runClients(cell, workload: workload, settings: settings, frames: frames, stop: stop, observer: observer)
+        return runClients(cell, workload: workload, settings: settings, frames: frames, stop: stop, observer: observer, live: live)
     }
 
     /// `--warmup-seconds`: the cell plays the first seconds of its trace just before it is

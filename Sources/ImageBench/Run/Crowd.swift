@@ -111,7 +111,8 @@ extension Benchmark {
     /// others on one each; with the multi transport, one network thread for all. Progress
     /// follows the first.
     static func runClients(_ cell: RunCell, workload: Workload, settings: RunSettings, frames: Int? = nil, stop: StopRequest?,
-                           observer: (any BenchmarkObserver)?, clock: any RunClock = .monotonic) -> RunResult {
+                           observer: (any BenchmarkObserver)?, live: (any LiveObserver)? = nil,
+                           clock: any RunClock = .monotonic) -> RunResult {
         let indices = Array(settings.clientIndices)
         let network = settings.transport == .multi ? CurlLoop() : nil
         defer { network?.stop() }
@@ -126,7 +127,7 @@ extension Benchmark {
             let run = ScrollRun(workload: workload.forClient(client, settings: settings).prefix(frames: frames), settings: settings,
                                 cell: cell, transport: settings.transport.make(limits: settings.fetchLimits, client: client, loop: network,
                                                                                keepsBodies: settings.decodes),
-                                stop: stop, client: client, crowd: distributions, clock: clock)
+                                stop: stop, client: client, crowd: distributions, live: live, clock: clock)
             if let window = windows?[client] {
                 run.window = (window.end.isFinite ? origin + UInt64(window.end * 1e9) : nil, window.loops)
             }

@@ -41,6 +41,8 @@ public enum FlagRanges {
     /// `imgbench serve`: seconds a connection may idle or take over a request, and open connections at most.
     public static let requestTimeout = 0.1...3_600
     public static let maxConnections = 1...1_000_000
+    /// `--metrics-address`'s port: a fixed one, for Prometheus's configuration to name (no 0).
+    static let metricsPort = 1...65_535
 
     /// The value, or an error naming the flag and its range.
     @discardableResult

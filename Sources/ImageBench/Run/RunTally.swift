@@ -31,10 +31,14 @@ struct RunTally {
         set { own.timeline = newValue }
     }
 
+    /// `--metrics-address`: where each report goes too, as `account` counts it (nil: nowhere).
+    let live: (any LiveObserver)?
+
     /// `crowd`: the recorder of the crowd this user belongs to; nil, the user's own.
-    init(crowd: DistributionRecorder? = nil) {
+    init(crowd: DistributionRecorder? = nil, live: (any LiveObserver)? = nil) {
         own = DistributionRecorder(significantDigits: crowd == nil ? nil : .two)
         recorder = crowd ?? own
+        self.live = live
     }
 
     /// An image shown at `shownAt` (monotonic ns, its vsync), `nanoseconds` after its row appeared.
@@ -123,6 +127,7 @@ struct RunTally {
 
     /// A worker's report, whatever became of its load.
     mutating func account(_ completion: LoadCompletion) {
+        live?.account(completion)
         timeline.completed(completion, at: completion.finishedAt - min(completion.finishedAt, origin))
         bytesDownloaded += completion.bytesReceived
         retries += completion.attempts - 1

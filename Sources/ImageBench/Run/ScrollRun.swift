@@ -30,10 +30,11 @@ final class ScrollRun {
 
     /// `transport` replaces the one `settings` names (tests wrap it to watch the traffic).
     /// `crowd`: the distributions of the crowd this user belongs to, recorded on the crowd's thread.
+    /// `live`: the cell's live metrics (`--metrics-address`), for a measured run.
     init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
                 transport: (any Transport)? = nil, stop: StopRequest? = nil, client: Int = 0,
-                crowd: DistributionRecorder? = nil, clock: any RunClock = .monotonic) {
-        tally = RunTally(crowd: crowd)
+                crowd: DistributionRecorder? = nil, live: (any LiveObserver)? = nil, clock: any RunClock = .monotonic) {
+        tally = RunTally(crowd: crowd, live: live)
         self.clock = clock
         gauge = ConcurrencyGauge(clock: clock)
         self.stop = stop
@@ -107,6 +108,7 @@ final class ScrollRun {
         if origin == nil { ResourceUsage.resetPeakResidentMemory() }
         loop = LoopState(start: start, lastOffset: workload.trace.frames.first?.offset ?? 0, usageBefore: ResourceUsage.now())
         tally.origin = origin ?? start
+        tally.live?.userBegan()
         // A budget round's trace is another session's: its rests are other rests, and pair only with that round's.
         tally.settle.begin(workload.trace, client: client, session: cell.trace, frameNanoseconds: frameNanoseconds, at: 0)
     }
@@ -193,6 +195,7 @@ final class ScrollRun {
     /// The last frame is done: the clock stops and what is still loading is cancelled.
     private func ended() -> Bool {
         loop.end = clock.now()
+        tally.live?.userEnded()
         registry.cancelAll()
         return false
     }

@@ -25,10 +25,11 @@ struct RunFlagCatalogTests {
         "max-error-rate": ["--max-error-rate", "2.5%"],
         "out": ["--out", "/tmp/somewhere"], "quiet": ["--quiet"], "force": ["--force"], "format": ["--format", "json"],
         "threshold": ["--threshold", "errors <= 0", "--threshold", "display_p95_ms < 100"], "inject": ["--inject", "decode=+1ms"],
+        "metrics-address": ["--metrics-address", "[::1]:9464"],
     ]
 
     /// Flags for `imgbench run` itself: they change the output, never the plan.
-    static let outputOnly: Set = ["no-corpus-cache", "out", "quiet", "force", "format", "threshold"]
+    static let outputOnly: Set = ["no-corpus-cache", "out", "quiet", "force", "format", "threshold", "metrics-address"]
 
     @Test("every flag's unusual value lands in the plan (or the output) and RunArguments says it back to the same plan")
     func roundTrip() throws {
@@ -50,6 +51,7 @@ struct RunFlagCatalogTests {
         let output = try RunOptions(parsing: Self.outputOnly.sorted().flatMap { Self.unusual[$0]! }).resolved().output
         #expect(output.directory == "/tmp/somewhere" && output.quiet && output.force && output.json && !output.corpusCache)
         #expect(output.thresholds.map(\.description) == ["errors <= 0", "display_p95_ms < 100"])
+        #expect(output.metricsAddress == MetricsAddress(host: "::1", port: 9464))
     }
 
     @Test("the words: --name=value, switches and --no- inversions, the later value winning, one-line mistakes")

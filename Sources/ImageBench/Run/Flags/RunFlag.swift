@@ -110,6 +110,8 @@ public struct RunOutput: Sendable {
     public var thresholds: [Threshold] = []
     /// Keep the embedded server's generated images between starts (`--no-corpus-cache`: no).
     public var corpusCache = true
+    /// `--metrics-address`: where the live metrics are served during the run (nil: not at all).
+    public var metricsAddress: MetricsAddress?
 
     init() {}
 }

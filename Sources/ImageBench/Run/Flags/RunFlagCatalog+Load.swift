@@ -145,6 +145,12 @@ extension RunFlag {
                     target.output.thresholds = try spec { () throws(Threshold.ParseError) in try RunThresholds.parse(texts) }
                 },
                 words: { _ in [] }),
+        // Not part of the plan: a gate's child runs and a re-run from plan.json serve nothing.
+        RunFlag("metrics-address", value: "host:port", group: .output,
+                help: "Serve live metrics in Prometheus's text format at http://HOST:PORT/metrics while the run goes, e.g. 127.0.0.1:9464, its port \(FlagRanges.help(FlagRanges.metricsPort)): requests by status, bytes, errors, request and first-byte time histograms, active users, per cell. After the run it keeps serving until one scrape has read the final values, at most 5 s more.",
+                range: FlagRanges.help(FlagRanges.metricsPort),
+                apply: { text, target throws(PlanError) in if let text { target.output.metricsAddress = try MetricsAddress(parsing: text) } },
+                words: { _ in [] }),
     ]
 
     static let testing: [RunFlag] = [
