@@ -77,15 +77,17 @@ public final class TerminalProgress: BenchmarkObserver {
 
     /// "12 s, about 33 s left": the test's time so far and to come ("about" where the plan
     /// only estimates it: a trace's settle, another user's trace).
+    /// As a stopwatch and a countdown read: elapsed rounded down, the time left up, so "0 s left"
+    /// is only read at the plan's end.
     static func time(_ reading: TestProgress.Reading) -> String {
-        let elapsed = seconds(reading.elapsedSeconds)
+        let elapsed = seconds(reading.elapsedSeconds, rounded: .down)
         guard let remaining = reading.remainingSeconds else { return elapsed }
-        return "\(elapsed), \(reading.exact ? "" : "about ")\(seconds(remaining)) left"
+        return "\(elapsed), \(reading.exact ? "" : "about ")\(seconds(remaining, rounded: .up)) left"
     }
 
     /// Whole seconds, minutes past two of them ("47 s", "3 min 05 s", "1 h 02 min").
-    static func seconds(_ value: Double) -> String {
-        let whole = Int(value.rounded())
+    static func seconds(_ value: Double, rounded rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> String {
+        let whole = Int(value.rounded(rule))
         if whole < 120 { return "\(whole) s" }
         if whole < 3_600 { return String(format: "%d min %02d s", whole / 60, whole % 60) }
         return String(format: "%d h %02d min", whole / 3_600, whole % 3_600 / 60)
