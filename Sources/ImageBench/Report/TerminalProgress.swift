@@ -4,7 +4,7 @@ import Foundation
 /// whole test (every cell, repeat and warm-up of the matrix, `TestProgress`), the time since it
 /// began and the time left, and the current run's users, requests and loads in flight; on a pipe
 /// (CI logs), one line per finished run of the matrix, nothing between. 100% is shown once, on
-/// the test's last line, when every run is done.
+/// the terminal's last progress line, when every run is done.
 public final class TerminalProgress: BenchmarkObserver {
     private let interactive: Bool
     private let quiet: Bool
@@ -64,8 +64,11 @@ public final class TerminalProgress: BenchmarkObserver {
                     s.cancelledQueued + s.cancelledInflight, Double(s.bytesDownloaded) / 1e6), final: true)
     }
 
+    /// The bar's last line, on a terminal only: a log already has a line per run, and what
+    /// follows it there (the verdict, its errors first) opens the output.
     public func testEnded(stoppedBy: String?) {
         let reading = test.ended(stopped: stoppedBy != nil)
+        guard interactive else { return }
         let runs = "\(reading.total) run\(reading.total == 1 ? "" : "s")"
         let line = stoppedBy.map { "test stopped (\($0)) at \(reading.percent)% after \(Self.seconds(reading.elapsedSeconds))" }
             ?? "test done: \(reading.percent)%, \(runs) in \(Self.seconds(reading.elapsedSeconds))"
