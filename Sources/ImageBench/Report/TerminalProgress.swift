@@ -1,17 +1,28 @@
 import Foundation
 
-/// Progress on standard error: on a terminal, one line rewritten in place with a progress bar and
-/// the run's ETA; on a pipe (CI logs), one line per finished run of the matrix, nothing between.
+/// Progress on standard error: on a terminal, one line rewritten in place with a bar for the
+/// whole test (every cell, repeat and warm-up of the matrix, `TestProgress`), the time since it
+/// began and the time left, and the current run's users, requests and loads in flight; on a pipe
+/// (CI logs), one line per finished run of the matrix, nothing between. 100% is shown once, on
+/// the terminal's last progress line, when every run is done.
 public final class TerminalProgress: BenchmarkObserver {
     private let interactive: Bool
     private let quiet: Bool
     private let lastCorpusLine = Locked<Int>(-1)
-    /// The run in progress: its place in the matrix and when it started (monotonic ns).
-    private let current = Locked<(index: Int, total: Int, started: UInt64)>((0, 0, 0))
+    private let test: TestProgress
+    /// Where lines go: standard error, or a test's buffer.
+    private let write: @Sendable (String) -> Void
 
-    public init(quiet: Bool = false, interactive: Bool = TerminalStyle.allowsRedraw(STDERR_FILENO)) {
+    public convenience init(quiet: Bool = false, interactive: Bool = TerminalStyle.allowsRedraw(STDERR_FILENO)) {
+        self.init(quiet: quiet, interactive: interactive, clock: .monotonic) { FileHandle.standardError.write(Data($0.utf8)) }
+    }
+
+    /// `clock`: where the test's elapsed time is read (a test's own steps it).
+    init(quiet: Bool = false, interactive: Bool, clock: any RunClock, write: @escaping @Sendable (String) -> Void) {
         self.quiet = quiet
         self.interactive = interactive
+        test = TestProgress(clock: clock)
+        self.write = write
     }
 
     public func preparing(_ message: String) {
@@ -28,33 +39,61 @@ public final class TerminalProgress: BenchmarkObserver {
         if shouldPrint { emit("generating images \(done)/\(total)", final: done == total) }
     }
 
+    public func testPlanned(_ estimate: TestEstimate) { test.planned(estimate) }
+
     public func runStarted(_ cell: RunCell, index: Int, of total: Int) {
-        current.withLockedValue { $0 = (index, total, MonotonicClock().now()) }
+        let reading = test.started(cell, index: index, of: total)
         guard interactive else { return }
-        emit("\(place) \(Self.name(cell)): starting…", final: false)
+        emit("\(Self.place(reading)) \(Self.name(cell)): starting…  \(Self.time(reading))", final: false)
     }
 
     public func runProgress(_ cell: RunCell, _ progress: RunProgress) {
+        let reading = test.progressed(cell, progress)
         guard interactive else { return }
-        let fraction = min(1, Double(progress.frame) / Double(max(1, progress.traceFrames)))
-        let elapsed = Double(MonotonicClock().now() - current.withLockedValue { $0.started }) / 1e9
-        let eta = fraction > 0.02 ? String(format: "ETA %.0f s", elapsed * (1 - fraction) / fraction) : "ETA …"
         let who = progress.users.map { "users \($0)" } ?? "rows \(progress.rowsVisited)"
-        emit("\(place) \(Self.name(cell)) \(Self.bar(fraction)) \(Int(fraction * 100))%  \(eta)  \(who)  "
-             + "requests \(progress.requests)  in flight \(progress.inFlight)", final: false)
+        emit("\(Self.place(reading)) \(Self.name(cell)) \(Self.bar(Double(reading.percent) / 100)) \(reading.percent)%  "
+             + "\(Self.time(reading))  \(who)  requests \(progress.requests)  in flight \(progress.inFlight)", final: false)
     }
 
     public func runFinished(_ result: RunResult) {
         let s = result.summary
+        let reading = test.finished(requests: s.requests)
+        // The gate reads this line ("[2/6] gcd ×5 #1: done in"): its start stays as it is.
         emit(String(format: "%@ %@: done in %.1f s: %d requests, placeholder mean %.1f ms, display p95 %.0f ms, %d cancelled, %.1f MB downloaded",
-                    place, Self.name(result.cell), s.durationS, s.requests, s.placeholder.mean, s.display.p95,
+                    Self.place(reading), Self.name(result.cell), s.durationS, s.requests, s.placeholder.mean, s.display.p95,
                     s.cancelledQueued + s.cancelledInflight, Double(s.bytesDownloaded) / 1e6), final: true)
     }
 
-    /// "[3/12]": the run's place in the matrix (warm-ups included).
-    private var place: String {
-        let (index, total, _) = current.withLockedValue { $0 }
-        return "[\(index + 1)/\(total)]"
+    /// The bar's last line, on a terminal only: a log already has a line per run, and what
+    /// follows it there (the verdict, its errors first) opens the output.
+    public func testEnded(stoppedBy: String?) {
+        let reading = test.ended(stopped: stoppedBy != nil)
+        guard interactive else { return }
+        let runs = "\(reading.total) run\(reading.total == 1 ? "" : "s")"
+        let line = stoppedBy.map { "test stopped (\($0)) at \(reading.percent)% after \(Self.seconds(reading.elapsedSeconds))" }
+            ?? "test done: \(reading.percent)%, \(runs) in \(Self.seconds(reading.elapsedSeconds))"
+        emit(line + ", \(reading.finishedRequests) requests", final: true)
+    }
+
+    /// "[3/12]": the run's place in the matrix (warm-up cells included).
+    private static func place(_ reading: TestProgress.Reading) -> String { "[\(reading.index)/\(reading.total)]" }
+
+    /// "12 s, about 33 s left": the test's time so far and to come ("about" where the plan
+    /// only estimates it: a trace's settle, another user's trace).
+    /// As a stopwatch and a countdown read: elapsed rounded down, the time left up, so "0 s left"
+    /// is only read at the plan's end.
+    static func time(_ reading: TestProgress.Reading) -> String {
+        let elapsed = seconds(reading.elapsedSeconds, rounded: .down)
+        guard let remaining = reading.remainingSeconds else { return elapsed }
+        return "\(elapsed), \(reading.exact ? "" : "about ")\(seconds(remaining, rounded: .up)) left"
+    }
+
+    /// Whole seconds, minutes past two of them ("47 s", "3 min 05 s", "1 h 02 min").
+    static func seconds(_ value: Double, rounded rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> String {
+        let whole = Int(value.rounded(rule))
+        if whole < 120 { return "\(whole) s" }
+        if whole < 3_600 { return String(format: "%d min %02d s", whole / 60, whole % 60) }
+        return String(format: "%d h %02d min", whole / 3_600, whole % 3_600 / 60)
     }
 
     static func bar(_ fraction: Double, width: Int = 20) -> String {
@@ -68,7 +107,6 @@ public final class TerminalProgress: BenchmarkObserver {
 
     private func emit(_ line: String, final: Bool) {
         guard !quiet else { return }
-        let text = interactive ? "\r\u{1B}[K" + line + (final ? "\n" : "") : line + "\n"
-        FileHandle.standardError.write(Data(text.utf8))
+        write(interactive ? "\r\u{1B}[K" + line + (final ? "\n" : "") : line + "\n")
     }
 }

@@ -7,6 +7,15 @@ public protocol BenchmarkObserver: Sendable {
     func runStarted(_ cell: RunCell, index: Int, of total: Int)
     func runProgress(_ cell: RunCell, _ progress: RunProgress)
     func runFinished(_ result: RunResult)
+    /// The whole test's plan, before its first run: what progress weighs the runs by.
+    func testPlanned(_ estimate: TestEstimate)
+    /// Every run is done (`stoppedBy` nil) or the test was stopped.
+    func testEnded(stoppedBy: String?)
+}
+
+extension BenchmarkObserver {
+    public func testPlanned(_ estimate: TestEstimate) {}
+    public func testEnded(stoppedBy: String?) {}
 }
 
 /// Everything a benchmark measured, with what it ran on.
@@ -143,6 +152,7 @@ public enum Benchmark {
                                    workload.trace.duration, workload.trace.frames.count, settings.fps))
 
         let cells = plan.cells
+        observer?.testPlanned(TestEstimate(plan: plan, traceSeconds: workload.trace.duration))
         var results: [RunResult] = []
         defer { diskCaches?.close() }
         var runIndex = 0
@@ -184,6 +194,7 @@ public enum Benchmark {
             BudgetRace.run(&plan, results: &results, startedAt: startedClock, cellSeconds: cellSeconds, traceFrames: frames,
                            stop: stop, observer: observer) { cell in try? measure(cell, total: runIndex + 1) }
         }
+        observer?.testEnded(stoppedBy: stop?.reason)
         return BenchmarkResults(plan: plan, results: results, corpusImages: prepared.corpusImages,
                                 corpusBytes: prepared.corpusBytes, serverURL: server?.baseURL ?? settings.source.description,
                                 traceSeconds: workload.trace.duration, startedAt: startedAt,

@@ -89,7 +89,8 @@ extension Crowd {
     /// the requests made and loads in flight of every user so far.
     private func report(_ runs: [ScrollRun?], finished: Int, active: [Int], frame: Int) -> RunProgress {
         let made = runs.lazy.compactMap { $0 }
-        let expected = expectedFrames ?? made.first?.workload.trace.frames.count ?? 1
+        // Without a load model the crowd lasts as long as its longest trace, not its first user's.
+        let expected = expectedFrames ?? made.map(\.workload.trace.frames.count).max() ?? 1
         var progress = RunProgress(frame: min(frame, expected), traceFrames: expected, rowsVisited: 0,
                                    requests: finished + made.reduce(0) { $0 + $1.book.records.count }, displayed: 0,
                                    inFlight: made.reduce(0) { $0 + $1.gauge.current })
@@ -109,7 +110,7 @@ extension Benchmark {
     /// its own trace (the seed plus its index), viewport, memory cache, scheduler and connections,
     /// all sharing the machine: `events` users stepped by one main-loop thread (`Crowd`), the
     /// others on one each; with the multi transport, one network thread for all. Progress
-    /// follows the first.
+    /// counts every user's requests, over the cell's time (`CrowdProgress`).
     static func runClients(_ cell: RunCell, workload: Workload, settings: RunSettings, frames: Int? = nil, stop: StopRequest?,
                            observer: (any BenchmarkObserver)?, live: (any LiveObserver)? = nil,
                            clock: any RunClock = .monotonic) -> RunResult {
@@ -141,7 +142,9 @@ extension Benchmark {
         let progress: @Sendable (RunProgress) -> Void = { observer?.runProgress(cell, $0) }
         let (ordered, usageAtEnd) = shared
             ? crowd.run(origin: origin, frameNanoseconds: frameNanoseconds, progress: progress)
-            : (runOnOwnThreads(crowd, origin: origin, progress: progress), ResourceUsage.now())
+            : (runOnOwnThreads(crowd, origin: origin, progress: CrowdProgress(
+                users: crowd.starts.count, origin: origin, frameNanoseconds: frameNanoseconds,
+                expectedFrames: crowd.expectedFrames, clock: clock, report: progress)), ResourceUsage.now())
         var combined = RunResult.combining(ordered, distributions: distributions?.all)
         if let distributions { combined.timeline.add(distributions.timeline) }
         combined.clients = zip(indices, ordered).map { ($0, $1.summary) }
@@ -157,8 +160,8 @@ extension Benchmark {
     }
 
     /// Each user on a thread of its own, for users whose main loop blocks while it loads; a
-    /// thread starts when its user's time comes.
-    private static func runOnOwnThreads(_ crowd: Crowd, origin: UInt64, progress: @escaping @Sendable (RunProgress) -> Void) -> [RunResult] {
+    /// thread starts when its user's time comes. Each reports to `progress` from its thread.
+    private static func runOnOwnThreads(_ crowd: Crowd, origin: UInt64, progress: CrowdProgress) -> [RunResult] {
         let results = Locked<[Int: RunResult]>([:])
         let group = DispatchGroup()
         for index in crowd.starts.indices.sorted(by: { crowd.starts[$0] < crowd.starts[$1] }) {
@@ -167,14 +170,17 @@ extension Benchmark {
             // Handed over whole: from here only that thread touches it.
             nonisolated(unsafe) let run = crowd.makeRun(index)
             let start = crowd.starts[index]
+            progress.began(index, traceFrames: run.workload.trace.frames.count)
             Thread.detachNewThread {
                 run.begin(at: start, origin: origin)
-                let result = run.runBegun { if index == 0 { progress($0) } }
+                let result = run.runBegun { progress.update(index, $0) }
+                progress.ended(index, requests: result.requests.count)
                 results.withLockedValue { $0[index] = result }
                 group.leave()
             }
         }
         group.wait()
+        progress.finish()
         return results.withLockedValue { all in crowd.starts.indices.map { all[$0]! } }
     }
 }
