@@ -84,7 +84,9 @@ struct LoadSummary: Sendable {
             connect.add(run.distributions.connect)
         }
         let users = runs.flatMap { $0.timeline.intervals.map(\.activeUsers) }.filter { $0 > 0 }
-        return Cell(name: runs[0].cell.name, runs: runs.count, seconds: summaries.reduce(0) { $0 + $1.durationS },
+        // At summary.csv's precision (3 decimals), so `imgbench report` reads back the same rates.
+        let seconds = summaries.reduce(0) { $0 + ($1.durationS * 1_000).rounded() / 1_000 }
+        return Cell(name: runs[0].cell.name, runs: runs.count, seconds: seconds,
                     requests: sum(\.httpRequests), failed: ErrorTotals(summaries).httpErrors, cancelled: sum(\.httpCancelled),
                     duration: Durations(request), waiting: Durations(waiting), connecting: Durations(connect),
                     connectionsOpened: sum(\.connectionsOpened), connectionsReused: sum(\.connectionsReused),

@@ -169,21 +169,27 @@ extension ChildProcessRuns {
             try HTMLReport().render(results).replacingOccurrences(of: "</body>", with: measure).write(to: page, atomically: true, encoding: .utf8)
             var measured: [Int: [Int]] = [:]
             for width in [1100, 1400] {
-                let browser = Process()
-                browser.executableURL = URL(fileURLWithPath: chromium)
-                browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--host-resolver-rules=MAP * ~NOTFOUND",
-                                     "--user-data-dir=\(directory.appendingPathComponent("profile").path)", "--window-size=\(width),900",
-                                     "--virtual-time-budget=2000", "--dump-dom", page.absoluteString]
-                let output = Pipe()
-                browser.standardOutput = output
-                browser.standardError = FileHandle.nullDevice
-                try browser.run()
-                let dom = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                browser.waitUntilExit()
+                let dom = try dumpedDOM(page, chromium: chromium, profile: directory.appendingPathComponent("profile"), width: width)
                 measured[width] = HTMLReportLayoutTests.captures("<pre id=\"measured\">([0-9 ]+)</pre>", in: dom).first?
                     .split(separator: " ").compactMap { Int($0) } ?? []
             }
             return measured
+        }
+
+        /// The page as headless Chromium laid it out and ran its scripts, with no network.
+        static func dumpedDOM(_ page: URL, chromium: String, profile: URL, width: Int) throws -> String {
+            let browser = Process()
+            browser.executableURL = URL(fileURLWithPath: chromium)
+            browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--host-resolver-rules=MAP * ~NOTFOUND",
+                                 "--user-data-dir=\(profile.path)", "--window-size=\(width),900",
+                                 "--virtual-time-budget=2000", "--dump-dom", page.absoluteString]
+            let output = Pipe()
+            browser.standardOutput = output
+            browser.standardError = FileHandle.nullDevice
+            try browser.run()
+            let dom = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            browser.waitUntilExit()
+            return dom
         }
     }
 }

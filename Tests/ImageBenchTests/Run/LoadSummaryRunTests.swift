@@ -92,7 +92,9 @@ extension ChildProcessRuns {
                 // `imgbench report` writes it again the same, thresholds judged as the run judged them.
                 let rebuilt = try Fixtures.imgbench(["report", out.path])
                 #expect(rebuilt.status == 0, "\(rebuilt.output)")
-                #expect(try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8) == markdown)
+                let again = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+                let changed = zip(markdown.split(separator: "\n"), again.split(separator: "\n")).filter { $0.0 != $0.1 }.prefix(3)
+                #expect(again == markdown, "\(changed.map { "\($0.0)\n→ \($0.1)" }.joined(separator: "\n"))")
                 let page = out.appendingPathComponent("report.html")
                 if let chromium = HTMLReportTests.chromium {
                     let drawn = try drawnTable(page, chromium: chromium, root: root)
@@ -114,17 +116,7 @@ extension ChildProcessRuns {
                 """
             let copy = root.appendingPathComponent("drawn.html")
             try String(contentsOf: page, encoding: .utf8).replacingOccurrences(of: "</body>", with: script).write(to: copy, atomically: true, encoding: .utf8)
-            let browser = Process()
-            browser.executableURL = URL(fileURLWithPath: chromium)
-            browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--host-resolver-rules=MAP * ~NOTFOUND",
-                                 "--user-data-dir=\(root.appendingPathComponent("profile").path)", "--window-size=1200,900",
-                                 "--virtual-time-budget=2000", "--dump-dom", copy.absoluteString]
-            let output = Pipe()
-            browser.standardOutput = output
-            browser.standardError = FileHandle.nullDevice
-            try browser.run()
-            let dom = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            browser.waitUntilExit()
+            let dom = try ChildProcessRuns.HTMLReportWidthTests.dumpedDOM(copy, chromium: chromium, profile: root.appendingPathComponent("profile"), width: 1200)
             let text = HTMLReportLayoutTests.captures("<pre id=\"drawn\">([^<]*)</pre>", in: dom).first ?? ""
             return text.split(separator: "\n").map(String.init)
         }

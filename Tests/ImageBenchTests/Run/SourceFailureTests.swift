@@ -73,7 +73,8 @@ extension ChildProcessRuns {
                 // A loaded test machine (the other suites run beside this one) can make the loop wake
                 // late for threads too; then nothing may be recommended, and the verdict must say why.
                 // Errors first: the verdict opens with the cell whose requests failed, and why.
-                #expect(report.contains("**gcd ×5: not ranked: 100% of HTTP requests failed (connection ×"), "\(report.prefix(600))")
+                // (Nearly all: a load or two of gcd's may get through before the server is gone.)
+                #expect(report.contains("**gcd ×5: not ranked: ") && report.contains("% of HTTP requests failed (connection ×"), "\(report.prefix(600))")
                 if threads.text("host_overloaded") == "0" {
                     // The only cell ranked is measured, not recommended over anything.
                     #expect(report.contains("- Measured: threads at a limit of 5, the only cell ranked"), "\(report.prefix(600))")
