@@ -160,25 +160,38 @@ extension Benchmark {
     }
 
     /// Each user on a thread of its own, for users whose main loop blocks while it loads; a
-    /// thread starts when its user's time comes. Each reports to `progress` from its thread.
+    /// thread starts when its user's time comes; each reports to `progress` from its thread. As in `Crowd.run`, a user's CPU stops at its last
+    /// frame, and users that end together are summed up only after every user's last frame: each
+    /// one's summing up (its distributions, about 3% of a `threads` cell of 100 users) used to
+    /// count in the CPU of the users still scrolling, and so in the cell's, which a load tester
+    /// divides by its requests. A load model's users are summed up as they end (`finishesEarly`).
     private static func runOnOwnThreads(_ crowd: Crowd, origin: UInt64, progress: CrowdProgress) -> [RunResult] {
         let results = Locked<[Int: RunResult]>([:])
-        let group = DispatchGroup()
+        let group = DispatchGroup(), framesDone = DispatchGroup(), summingUp = DispatchGroup()
+        let holds = !crowd.finishesEarly
+        summingUp.enter()
         for index in crowd.starts.indices.sorted(by: { crowd.starts[$0] < crowd.starts[$1] }) {
             crowd.clock.sleep(until: crowd.starts[index])
             group.enter()
+            framesDone.enter()
             // Handed over whole: from here only that thread touches it.
             nonisolated(unsafe) let run = crowd.makeRun(index)
             let start = crowd.starts[index]
             progress.began(index, traceFrames: run.workload.trace.frames.count)
             Thread.detachNewThread {
                 run.begin(at: start, origin: origin)
-                let result = run.runBegun { progress.update(index, $0) }
+                run.runFrames { progress.update(index, $0) }
+                let usageAtEnd = ResourceUsage.now()
+                framesDone.leave()
+                if holds { summingUp.wait() }
+                let result = run.finish(usageAtEnd: usageAtEnd)
                 progress.ended(index, requests: result.requests.count)
                 results.withLockedValue { $0[index] = result }
                 group.leave()
             }
         }
+        framesDone.wait()
+        summingUp.leave()
         group.wait()
         progress.finish()
         return results.withLockedValue { all in crowd.starts.indices.map { all[$0]! } }

@@ -37,6 +37,11 @@ public struct RunOptions: Sendable {
             target.plan.settings.load = load
             target.plan.settings.clients = load.users(clients: target.plan.settings.clients)
         }
+        // A load test that names no strategy runs the cheap path (`LoadTestDefaults`).
+        if LoadTestDefaults.apply(self, clients: target.plan.settings.clients, decodes: target.plan.settings.decodes) {
+            target.plan.strategies = LoadTestDefaults.strategies
+            target.plan.settings.transport = LoadTestDefaults.transport
+        }
         target.plan.settings.keepManifestEntriesInUse()
         try target.plan.validate()
         return target
@@ -84,6 +89,9 @@ public struct RunOptions: Sendable {
     /// all` without `--transport multi` has no `events`), and repeats too few for the gate's test.
     public var notes: [String] {
         var notes: [String] = []
+        if let plan = try? plan(), LoadTestDefaults.apply(self, clients: plan.settings.clients, decodes: plan.settings.decodes) {
+            notes.append(LoadTestDefaults.note)
+        }
         if self["strategies"] == "all", self["transport"] != TransportKind.multi.rawValue {
             notes.append("--strategies all: events left out (it needs --transport multi: it has no thread to block on a download)")
         }

@@ -94,11 +94,16 @@ final class ScrollRun {
 
     /// The main loop of a run whose clock `begin` started.
     func runBegun(progress: ((RunProgress) -> Void)?) -> RunResult {
+        runFrames(progress: progress)
+        return finish()
+    }
+
+    /// Steps every frame to the last, sleeping until each vsync; `finish` sums the run up.
+    func runFrames(progress: ((RunProgress) -> Void)?) {
         while true {
             clock.sleep(until: nextVsync)
             if !step(progress: progress) { break }
         }
-        return finish()
     }
 
     /// Starts the clock: the first frame's vsync is `start`. `origin`: where the cell's seconds

@@ -58,6 +58,11 @@ final class CurlEasy: @unchecked Sendable {
             ib_curl_easy_set_string(handle, CURLOPT_PROXY, "")
             ib_curl_easy_set_string(handle, CURLOPT_NOPROXY, "")
         }
+        // Fetched to be discarded (a load test's `--no-decode`): read up to 64 kB a call rather
+        // than curl's 16 kB, so most images (the corpus's: 21 kB median, 31 kB mean) arrive in one
+        // recv rather than two or three. Kept bodies keep curl's default: progressive decoding
+        // and partial downloads see the pieces they always saw.
+        if !keepsBodies { ib_curl_easy_set_long(handle, CURLOPT_BUFFERSIZE, 65_536) }
         ib_curl_easy_set_write_function(handle, curlWrite)
         ib_curl_easy_set_header_function(handle, curlHeader)
         ib_curl_easy_set_xferinfo_function(handle, curlProgress)
