@@ -47,9 +47,11 @@ extension ChildProcessRuns {
                 #expect(median.map { $0 > 0 && $0 < 10 } == true, "median request \(median ?? -1) s")
                 #expect(near(try prometheus.scalar("sum(last_over_time(imgbench_bytes_received_total[10m]))"), total("bytes_downloaded")))
                 #expect(try prometheus.scalar("sum(last_over_time(imgbench_http_requests_total{status=\"2xx\"}[10m]))").map { $0 > 0 } == true)
-                // Every user of the crowd counted while it scrolled, and none once the run was over.
+                // Every user of the crowd counted while it scrolled, and none once the run was over. (A
+                // slow machine, under ThreadSanitizer, may start Prometheus's scrapes after the first
+                // cell's users have gone: then only a later cell is seen at its peak.)
                 let peaks = try prometheus.query("max_over_time(imgbench_active_users[10m])")
-                #expect(peaks.count == 2 && peaks.allSatisfy { $0.value == 4 }, "\(peaks)")
+                #expect(peaks.count == 2 && peaks.allSatisfy { $0.value <= 4 } && peaks.contains { $0.value == 4 }, "\(peaks)")
                 let ends = try prometheus.query("last_over_time(imgbench_active_users[10m])")
                 #expect(ends.count == 2 && ends.allSatisfy { $0.value == 0 }, "\(ends)")
             }

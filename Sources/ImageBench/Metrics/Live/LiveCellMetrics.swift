@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Prometheus
 
 /// The live metrics of one matrix cell: its series, made once when the cell starts so that a
@@ -11,9 +12,12 @@ final class LiveCellMetrics: LiveObserver {
     private let succeeded: Counter, cancelled: Counter, bytes: Counter
     private let duration: ValueHistogram, timeToFirstByte: ValueHistogram
     private let activeUsers: Gauge
+    /// The registry's lock around histograms (`LiveMetrics.histograms`).
+    private let histograms: NIOLock
 
-    init(registry: PrometheusCollectorRegistry, labels: [(String, String)]) {
+    init(registry: PrometheusCollectorRegistry, labels: [(String, String)], histograms: NIOLock) {
         self.registry = registry
+        self.histograms = histograms
         self.labels = labels
         succeeded = registry.makeCounter(descriptor: LiveMetricNames.requests, labels: labels + [("status", LiveMetricNames.succeeded)])
         cancelled = registry.makeCounter(descriptor: LiveMetricNames.requests, labels: labels + [("status", LiveMetricNames.cancelled)])
@@ -44,8 +48,10 @@ final class LiveCellMetrics: LiveObserver {
         // One observation per network load, as the stages split its fetch: time to first byte,
         // then the whole fetch (its retries and their backoff included, where there were any).
         let stages = completion.stages
-        timeToFirstByte.record(Double(stages.timeToFirstByte) / 1e9)
-        duration.record(Double(stages.timeToFirstByte + stages.transfer) / 1e9)
+        histograms.withLock {
+            timeToFirstByte.record(Double(stages.timeToFirstByte) / 1e9)
+            duration.record(Double(stages.timeToFirstByte + stages.transfer) / 1e9)
+        }
     }
 
     func userBegan() { activeUsers.increment() }
