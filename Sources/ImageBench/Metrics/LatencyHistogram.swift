@@ -115,6 +115,4 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     }
 
     var meanMilliseconds: Double { histogram.totalCount > 0 ? histogram.mean / 1_000 : 0 }
-
-    var minMilliseconds: Double { histogram.totalCount > 0 ? Double(histogram.min) / 1_000 : 0 }
 }

@@ -15,7 +15,9 @@ struct LoadSummary: Sendable {
 
         init(_ histogram: LatencyHistogram) {
             count = histogram.count
-            (avg, min, max) = (histogram.meanMilliseconds, histogram.minMilliseconds, histogram.maxMilliseconds)
+            // The least from its bucket (as the percentiles are), not the exact minimum: only the
+            // buckets come back whole from histograms.json, and `imgbench report` must say the same.
+            (avg, min, max) = (histogram.meanMilliseconds, histogram.milliseconds(atPercentile: 0), histogram.maxMilliseconds)
             med = histogram.milliseconds(atPercentile: 50)
             p90 = histogram.milliseconds(atPercentile: 90)
             p95 = histogram.milliseconds(atPercentile: 95)
