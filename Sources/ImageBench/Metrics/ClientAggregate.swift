@@ -29,7 +29,10 @@ extension RunResult {
         var distributions = recorded ?? RunDistributions()
         if recorded == nil { for client in clients { distributions.add(client.distributions) } } else {
             // A crowd records its distributions as it goes, but each user's transport counts its own wire.
-            for client in clients { distributions.connect.add(client.distributions.connect) }
+            for client in clients {
+                distributions.connect.add(client.distributions.connect)
+                distributions.tlsHandshake.add(client.distributions.tlsHandshake)
+            }
         }
         var summary = RunSummary.combining(clients.map(\.summary))
         distributions.fill(&summary)

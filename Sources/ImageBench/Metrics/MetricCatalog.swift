@@ -58,6 +58,14 @@ extension Metric {
     static let connectionsOpened = Metric("connections_opened", "connections", .lowerIsBetter, .sum, .integer(\.connectionsOpened), since03: true)
     static let connectionsReused = Metric("connections_reused", "requests", nil, .sum, .integer(\.connectionsReused), since03: true)
     static let sessions = Metric("sessions", "sessions", nil, .sum, .integer(\.sessions), since03: true)
+    /// The protocols (columns since 0.8): the version asked for, connections per 1,000 HTTP
+    /// requests (HTTP/1.1 opens one per load in flight, and one more after each in-flight
+    /// cancel; HTTP/2 one per user and host), and what each new HTTPS connection's handshake took.
+    static let http = Metric("http", "version", nil, .same, .text(\.http), since03: true)
+    static let connectionsPer1000 = Metric("connections_per_1000", "connections", .lowerIsBetter, .recomputed,
+                                           .derived { $0.httpRequests > 0 ? Double($0.connectionsOpened) * 1_000 / Double($0.httpRequests) : 0 },
+                                           since03: true)
+    static let tlsHandshake = DistributionFamily("tls_handshake", \.tlsHandshake, [.p50, .p95, .p99], since03: true)
     static let decodeWarnings = Metric("decode_warnings", "images", .lowerIsBetter, .sum, .integer(\.decodeWarnings))
     static let displayed = Metric("displayed", "requests", .higherIsBetter, .sum, .integer(\.displayed))
     static let neverDisplayed = Metric("never_displayed", "requests", .lowerIsBetter, .sum, .integer(\.neverDisplayed))
@@ -153,8 +161,8 @@ extension Metric {
     ] + settle.metrics + restWait.metrics + [
         placeholderRowSecondsPerS, cancel, prefetch, memoryCacheMb, coalesce, diskRead, decodeConcurrency, filter,
         httpErrors, httpErrorsByStatus, httpCancelled,
-        wireBytesSent, wireBytesReceived, connectionsOpened, connectionsReused, sessions,
-    ]
+        wireBytesSent, wireBytesReceived, connectionsOpened, connectionsReused, sessions, http, connectionsPer1000,
+    ] + tlsHandshake.metrics
 
     /// The metrics summarised over repeats (median and 95% interval) in summary-aggregate.csv and
     /// summary.json, in their column order there: the ones people compare and gate on.

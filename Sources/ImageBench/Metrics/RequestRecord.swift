@@ -32,6 +32,11 @@ public struct RequestRecord: Sendable {
     private var storedDisplayFrame: Int32 = -1, storedLeftFrame: Int32 = -1, storedPreviewFrame: Int32 = -1
     private var storedWidth: Int32 = -1, storedHeight: Int32 = -1
     private var storedLatency = UInt64.max, storedPlaceholder = UInt64.max, storedReady = UInt64.max
+    /// The connection, compact: its facts' times in microseconds, the protocol as an index of
+    /// `protocols` (0: none reported).
+    private var storedConnect: UInt32 = 0, storedTLS: UInt32 = 0
+    private var storedProtocol: UInt8 = 0, storedOpened = false
+    private static let protocols = ["", "1.0", "1.1", "2", "3"]
 
     var id: Int { Int(storedID) }
     /// The simulated user (`--clients`), 0 for a single client.
@@ -97,6 +102,20 @@ public struct RequestRecord: Sendable {
         set { storedStages = newValue.map(MicrosecondStages.init) }
     }
     private var storedStages: MicrosecondStages?
+    /// For the request that started a network load: the connection its last attempt went over.
+    var connection: ConnectionFacts? {
+        get {
+            guard storedProtocol > 0 || storedOpened else { return nil }
+            return ConnectionFacts(protocolVersion: storedProtocol > 0 ? Self.protocols[Int(storedProtocol)] : nil, opened: storedOpened,
+                                   connect: UInt64(storedConnect) * 1_000, tlsHandshake: UInt64(storedTLS) * 1_000)
+        }
+        set {
+            storedProtocol = newValue?.protocolVersion.flatMap { Self.protocols.firstIndex(of: $0) }.map(UInt8.init) ?? 0
+            storedOpened = newValue?.opened ?? false
+            storedConnect = UInt32(clamping: (newValue?.connect ?? 0) / 1_000)
+            storedTLS = UInt32(clamping: (newValue?.tlsHandshake ?? 0) / 1_000)
+        }
+    }
     var bytes: Int = 0
     var decodeWarnings = 0
     var cancel: CancelKind = .none
@@ -138,6 +157,15 @@ public struct RequestRecord: Sendable {
 }
 
 extension RequestRecord {
+    /// Milliseconds from a file, as nanoseconds: nil for text that is no number, a negative,
+    /// infinite or not-a-number value, or one past a year (a hostile file must not trap the
+    /// conversion to a whole number).
+    static func nanoseconds(_ text: String?) -> UInt64? {
+        guard let milliseconds = text.flatMap(Double.init), milliseconds.isFinite, milliseconds >= 0,
+              milliseconds < 365 * 86_400_000 else { return nil }
+        return UInt64((milliseconds * 1e6).rounded())
+    }
+
     /// A request read back from a row of requests.csv (what the reports draw: row, frames,
     /// outcome, latency, source, size, error); nil for a row that is not one.
     init?(row: [String: String]) {
@@ -146,21 +174,25 @@ extension RequestRecord {
               let source = row["source"].flatMap(RequestSource.init(rawValue:)),
               let outcome = row["outcome"].flatMap(RequestOutcome.init(rawValue:)) else { return nil }
         // When it was asked for, from the cell's start (files of imgbench 0.2 and earlier: 0).
-        let requested = row["requested_ms"].flatMap(Double.init).map { UInt64(max(0, $0 * 1e6).rounded()) } ?? 0
+        let requested = Self.nanoseconds(row["requested_ms"]) ?? 0
         self.init(id: id, row: tableRow, imageID: image, url: row["url"] ?? "", visibleFrame: visible, requestedAt: requested, source: source)
         client = row["client"].flatMap(Int.init) ?? 0
         self.outcome = outcome
         displayFrame = row["display_frame"].flatMap(Int.init)
-        latency = (row["display_ms"] ?? row["latency_ms"]).flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
+        latency = Self.nanoseconds(row["display_ms"] ?? row["latency_ms"])
         leftFrame = row["left_frame"].flatMap(Int.init)
         previewFrame = row["preview_frame"].flatMap(Int.init)
-        placeholder = row["placeholder_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
-        ready = row["ready_ms"].flatMap(Double.init).map { UInt64(($0 * 1e6).rounded()) }
+        placeholder = Self.nanoseconds(row["placeholder_ms"])
+        ready = Self.nanoseconds(row["ready_ms"])
         if let width = row["image_width"].flatMap(Int.init), let height = row["image_height"].flatMap(Int.init) {
             displayedSize = PixelSize(width: width, height: height)
         }
         bytes = row["bytes"].flatMap(Int.init) ?? 0
         errorClass = row["error_class"].flatMap(ErrorClass.init(rawValue:))
         errorMessage = row["error"].flatMap { $0.isEmpty ? nil : $0 }
+        if let opened = row["new_connection"], !opened.isEmpty {
+            connection = ConnectionFacts(protocolVersion: row["protocol"].flatMap { $0.isEmpty ? nil : $0 }, opened: opened == "1",
+                                         connect: Self.nanoseconds(row["connect_ms"]) ?? 0, tlsHandshake: Self.nanoseconds(row["tls_ms"]) ?? 0)
+        }
     }
 }

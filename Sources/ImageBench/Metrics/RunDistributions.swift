@@ -26,6 +26,8 @@ struct RunDistributions: Sendable {
     var settleSamples: [SettleSample] = []
     /// Connect time of each new connection the transport opened (`WireTotals`).
     var connect = LatencyHistogram()
+    /// TLS handshake time of each new HTTPS connection (`WireTotals`).
+    var tlsHandshake = LatencyHistogram()
 
     init() {}
 
@@ -52,6 +54,7 @@ struct RunDistributions: Sendable {
         settle.add(other.settle)
         settleSamples += other.settleSamples
         connect.add(other.connect)
+        tlsHandshake.add(other.tlsHandshake)
     }
 
     /// The summary's distributions from these, each family's statistics (`Metric.display`, …).
@@ -64,6 +67,7 @@ struct RunDistributions: Sendable {
         if request.count > 0 { Metric.request.fill(&summary, from: request) }
         if firstImage.count > 0 { Metric.firstImage.fill(&summary, from: firstImage) }
         if decodePerMegapixel.count > 0 { Metric.decodeMsPerMp.fill(&summary, from: decodePerMegapixel) }
+        if tlsHandshake.count > 0 { Metric.tlsHandshake.fill(&summary, from: tlsHandshake) }
         fillSettle(&summary)
         guard placeholder.count > 0 else { return }
         Metric.placeholder.fill(&summary, from: placeholder)

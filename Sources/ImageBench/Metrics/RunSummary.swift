@@ -19,6 +19,8 @@ struct RunSummary: Sendable, Equatable {
     var diskRead = ""
     var decodeConcurrency = ""
     var filter = ""
+    /// The HTTP version asked for (`--http`); requests.csv says what each request spoke.
+    var http = ""
     var rows = 0
     var rowsVisited = 0
     var requests = 0
@@ -111,6 +113,8 @@ struct RunSummary: Sendable, Equatable {
     var ttfb = DistributionSummary()
     /// The same loads' whole request: first byte and transfer (the server's answer, all of it).
     var request = DistributionSummary()
+    /// TLS handshake of each new HTTPS connection (none in clear text).
+    var tlsHandshake = DistributionSummary()
     /// Decode time per megapixel of the file, over the images decoded.
     var decodeMsPerMp = DistributionSummary()
     var networkConcurrencyMean = 0.0

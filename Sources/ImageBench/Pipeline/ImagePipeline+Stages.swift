@@ -19,6 +19,8 @@ extension ImagePipeline {
         var bodySize: Int?
         var decodeWarnings = 0
         var resumedBytes = 0, resumeRefused = false
+        /// The connection the last attempt went over, where the transport said.
+        var connection: ConnectionFacts?
         /// When the last stage ended: a stage queue's wait runs from here.
         var stageEnded: UInt64
         /// When the decode must have ended (`--timeout` after the fetch began), if ever.
@@ -31,7 +33,7 @@ extension ImagePipeline {
                                             sourcePixels: pixels, finishedAt: clock.now(), attempts: attempts,
                                             httpFailures: httpFailures, httpCancelled: httpCancelled,
                                             decodeWarnings: decodeWarnings, bodySize: bodySize, resumedBytes: resumedBytes,
-                                            resumeRefused: resumeRefused)
+                                            resumeRefused: resumeRefused, connection: connection)
             return .finished(Output(completion: completion, bytesToStore: store))
         }
 
@@ -59,6 +61,7 @@ extension ImagePipeline {
             // The last attempt's true time to first byte where a response began; else all of it.
             load.stages.timeToFirstByte = error.partial.timeToFirstByte.map { min($0, fetchTime) } ?? fetchTime
             load.stages.transfer = fetchTime - load.stages.timeToFirstByte
+            load.connection = error.partial.connection
             if case .cancelled(let received, let announced) = error {
                 (load.bodySize, load.httpCancelled) = (announced, source == .network)
                 return load.finish(.cancelled, bytes: received)
@@ -69,6 +72,7 @@ extension ImagePipeline {
         }
         (load.bytes, load.bodySize) = (result.size, result.size + result.resumedBytes)
         (load.resumedBytes, load.resumeRefused) = (result.resumedBytes, result.resumeRefused)
+        load.connection = result.connection
         load.stages.timeToFirstByte = min(result.timeToFirstByte, fetchTime)
         load.stages.transfer = fetchTime - load.stages.timeToFirstByte
         // From the start of the attempt that brought the bytes (a retry after a timeout is not

@@ -65,6 +65,8 @@ struct LoadCompletion: Sendable {
     /// whether the server refused the range and sent the whole body.
     var resumedBytes = 0
     var resumeRefused = false
+    /// The connection its last attempt went over (protocol, new or not, connect and TLS time).
+    var connection: ConnectionFacts?
 }
 
 /// What one load needs to know about its image.

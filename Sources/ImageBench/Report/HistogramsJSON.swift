@@ -41,6 +41,8 @@ struct HistogramsJSON: ReportWriter {
         var policies: [String: String]?
         /// Connect time of each new connection (`WireTotals`); absent before 0.7.
         var connect: LatencyHistogram?
+        /// TLS handshake time of each new HTTPS connection; absent before 0.8.
+        var tlsHandshake: LatencyHistogram?
 
         /// The cell's value of each setting a run can vary, by column (files before 0.5: the three they have).
         var policyValues: [String: String] {
@@ -68,6 +70,7 @@ struct HistogramsJSON: ReportWriter {
             distributions.settle = settle ?? LatencyHistogram()
             distributions.settleSamples = settleSamples ?? []
             distributions.connect = connect ?? LatencyHistogram()
+            distributions.tlsHandshake = tlsHandshake ?? LatencyHistogram()
             return distributions
         }
     }
@@ -82,6 +85,8 @@ struct HistogramsJSON: ReportWriter {
                 cancel: result.summary.cancel, prefetch: result.summary.prefetch, memoryCacheMb: result.summary.memoryCacheMb,
                 policies: Dictionary(uniqueKeysWithValues: PolicyDimension.allCases.map { ($0.rawValue, $0.value(of: result.summary)) }))
             run.connect = result.distributions.connect
+            // Only where there was a handshake: clear-text runs' files stay as they were.
+            if result.distributions.tlsHandshake.count > 0 { run.tlsHandshake = result.distributions.tlsHandshake }
             return run
         }
         let encoder = JSONEncoder()

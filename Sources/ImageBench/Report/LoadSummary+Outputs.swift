@@ -15,6 +15,8 @@ extension LoadSummary {
             ("http_req_duration", Self.durations(cell.duration), "\(Self.count(cell.duration.count)) requests answered"),
             ("http_req_waiting", Self.durations(cell.waiting), "time to first byte"),
             ("http_req_connecting", Self.durations(cell.connecting), "\(Self.count(cell.connecting.count)) new connections"),
+        ] + (cell.tlsHandshaking.count > 0 ? [("http_req_tls_handshaking", Self.durations(cell.tlsHandshaking),
+                                              "\(Self.count(cell.tlsHandshaking.count)) handshakes")] : []) + [
             ("connections", "\(Self.count(cell.connectionsOpened)) opened, \(Self.count(cell.connectionsReused)) requests reused one",
              cell.requests > 0 ? String(format: "%.1f opened per 1,000 requests", Double(cell.connectionsOpened) * 1_000 / Double(cell.requests)) : ""),
             ("data_received", Self.data(Double(cell.bytesReceived)), Self.data(cell.rate(Double(cell.bytesReceived))) + "/s"),
@@ -36,8 +38,11 @@ extension LoadSummary {
     var text: String {
         guard !cells.isEmpty else { return "" }
         let blocks = cells.map { cell in
-            "  " + heading(cell) + "\n" + figures(cell).map { figure in
-                let dots = String(repeating: ".", count: max(3, 22 - figure.name.count))
+            let lines = figures(cell)
+            // Dotted to one column, past the longest name (k6's width, wider for a TLS run's).
+            let column = max(22, (lines.map(\.name.count).max() ?? 0) + 3)
+            return "  " + heading(cell) + "\n" + lines.map { figure in
+                let dots = String(repeating: ".", count: max(3, column - figure.name.count))
                 // A short value and its rate in columns, as k6 has them; a long one's note in brackets.
                 let value = figure.detail.isEmpty ? figure.value
                     : figure.value.count <= 12 ? figure.value.padding(toLength: 12, withPad: " ", startingAt: 0) + "  " + figure.detail
@@ -95,6 +100,7 @@ extension LoadSummary {
                 "sessions": ["count": cell.sessions, "rate": cell.rate(Double(cell.sessions))],
                 "vus": ["min": cell.usersMin, "max": cell.usersMax],
             ]
+            if cell.tlsHandshaking.count > 0 { object["http_req_tls_handshaking"] = durations(cell.tlsHandshaking) }
             object["thresholds"] = cell.thresholds.map { ["threshold": $0.threshold, "passed": $0.passed] }
             return object
         }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A load test's end-of-test summary, per cell, with the figures k6 prints at the end of a test
 /// (and under its names, so a k6 user finds them): requests and their rate, request duration and
-/// time to first byte (avg/min/med/p90/p95/p99/max), connect time of new connections, connections
+/// time to first byte (avg/min/med/p90/p95/p99/max), connect and TLS handshake time of new connections, connections
 /// opened and reused, data received and sent with rates, failed requests and every status,
 /// sessions (k6's iterations), users min/max, and `--threshold`s kept or broken by the cell.
 /// A cell's repeats are one test: counts add up, rates are over their summed time, durations come
@@ -42,6 +42,8 @@ struct LoadSummary: Sendable {
         let duration: Durations
         let waiting: Durations
         let connecting: Durations
+        /// The TLS handshake of each new HTTPS connection (none in clear text).
+        let tlsHandshaking: Durations
         let connectionsOpened: Int
         let connectionsReused: Int
         let bytesReceived: Int
@@ -79,18 +81,19 @@ struct LoadSummary: Sendable {
     static func cell(_ runs: [RunResult], thresholds: [Threshold]) -> Cell {
         let summaries = runs.map(\.summary)
         func sum(_ value: (RunSummary) -> Int) -> Int { summaries.reduce(0) { $0 + value($1) } }
-        var request = LatencyHistogram(), waiting = LatencyHistogram(), connect = LatencyHistogram()
+        var request = LatencyHistogram(), waiting = LatencyHistogram(), connect = LatencyHistogram(), tls = LatencyHistogram()
         for run in runs {
             request.add(run.distributions.request)
             waiting.add(run.distributions.stages["ttfb"])
             connect.add(run.distributions.connect)
+            tls.add(run.distributions.tlsHandshake)
         }
         let users = runs.flatMap { $0.timeline.intervals.map(\.activeUsers) }.filter { $0 > 0 }
         // At summary.csv's precision (3 decimals), so `imgbench report` reads back the same rates.
         let seconds = summaries.reduce(0) { $0 + ($1.durationS * 1_000).rounded() / 1_000 }
         return Cell(name: runs[0].cell.name, runs: runs.count, seconds: seconds,
                     requests: sum(\.httpRequests), failed: ErrorTotals(summaries).httpErrors, cancelled: sum(\.httpCancelled),
-                    duration: Durations(request), waiting: Durations(waiting), connecting: Durations(connect),
+                    duration: Durations(request), waiting: Durations(waiting), connecting: Durations(connect), tlsHandshaking: Durations(tls),
                     connectionsOpened: sum(\.connectionsOpened), connectionsReused: sum(\.connectionsReused),
                     bytesReceived: sum(\.wireBytesReceived), bytesSent: sum(\.wireBytesSent), sessions: sum(\.sessions),
                     usersMin: users.min() ?? 0, usersMax: users.max() ?? 0,

@@ -3,7 +3,8 @@ import Foundation
 /// `requests.csv`: one row per request with its row, URL, source, outcome, when it was asked for
 /// (`requested_ms`, from the cell's start: the clock timeseries.csv's seconds count on), latency,
 /// and for the request that started a network load, that load's stage times and bytes; with
-/// `--progressive`, the frame its first preview was shown in.
+/// `--progressive`, the frame its first preview was shown in; and the connection that load went
+/// over (protocol, whether it opened it, connect and TLS handshake time).
 struct RequestsCSV: ReportWriter {
     static let fileName = "requests.csv"
 
@@ -12,6 +13,7 @@ struct RequestsCSV: ReportWriter {
         "visible_frame", "requested_ms", "display_frame", "display_ms", "left_frame", "placeholder_ms", "ready_ms", "image_width", "image_height", "cancel", "bytes",
         "queue_wait_ms", "disk_read_ms", "ttfb_ms",
         "transfer_ms", "decode_ms", "filter_ms", "delivery_ms", "decode_warnings", "error_class", "error", "format", "preview_frame",
+        "protocol", "new_connection", "connect_ms", "tls_ms",
     ] + PolicyDimension.allCases.map(\.requestsColumn)
 
     init() {}
@@ -40,6 +42,11 @@ struct RequestsCSV: ReportWriter {
                     ms(stages?.decode), ms(stages?.filter), ms(stages?.delivery), String(request.decodeWarnings),
                     request.errorClass?.rawValue ?? "", request.errorMessage ?? "", result.summary.format,
                     request.previewFrame.map(String.init) ?? "",
+                    // The connection of the load this request started: the protocol curl spoke,
+                    // and for a connection the load opened, its TCP connect and TLS handshake.
+                    request.connection?.protocolVersion ?? "", request.connection.map { $0.opened ? "1" : "0" } ?? "",
+                    request.connection.map { $0.opened ? ms($0.connect) : "" } ?? "",
+                    request.connection.map { $0.opened && $0.tlsHandshake > 0 ? ms($0.tlsHandshake) : "" } ?? "",
                 ] + policies)
             }
         }

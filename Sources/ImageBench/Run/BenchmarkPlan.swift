@@ -116,6 +116,10 @@ extension BenchmarkPlan {
         let transports = variations.first { $0.dimension.rawValue == "transport" }?.values ?? [s.transport.rawValue]
         try check(!strategies.contains(.events) || transports == [TransportKind.multi.rawValue],
                   "--strategies events needs --transport multi (it has no thread to block on a download)")
+        // HTTP/2 multiplexes a user's loads on one connection: only a multi handle can.
+        let versions = variations.first { $0.dimension.rawValue == "http" }?.values ?? [s.fetchLimits.httpVersion.rawValue]
+        try check(!versions.contains(HTTPVersion.http2.rawValue) || transports == [TransportKind.multi.rawValue],
+                  "--http 2 needs --transport multi (a blocking transport's workers each hold an easy handle, and those cannot share a connection)")
         try check(!concurrencies.isEmpty, "--concurrency needs at least one value")
         try check(Set(concurrencies).count == concurrencies.count, "--concurrency names a limit twice")
         try check(Set(strategies).count == strategies.count, "--strategies names a strategy twice")

@@ -74,6 +74,7 @@ struct RequestBook {
         records[id].stages = stages
         records[id].bytes = completion.bytesReceived
         records[id].decodeWarnings = completion.decodeWarnings
+        records[id].connection = completion.connection
     }
 
     /// Its load found the image in the disk cache (read in the background): the disk's, not the

@@ -42,6 +42,10 @@ public struct RunOptions: Sendable {
             target.plan.strategies = LoadTestDefaults.strategies
             target.plan.settings.transport = LoadTestDefaults.transport
         }
+        // `--http 2` with no --transport: the multi transport, the one that multiplexes.
+        if self["transport"] == nil, (self["http"] ?? "").split(separator: ",").contains(where: { ["2", "2.0"].contains($0.trimmingCharacters(in: .whitespaces)) }) {
+            target.plan.settings.transport = .multi
+        }
         target.plan.settings.keepManifestEntriesInUse()
         try target.plan.validate()
         return target

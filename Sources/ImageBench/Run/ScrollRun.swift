@@ -223,8 +223,9 @@ final class ScrollRun {
         let wire = transport.wire?.snapshot ?? WireTotals()
         (summary.wireBytesSent, summary.wireBytesReceived) = (wire.bytesSent, wire.bytesReceived)
         (summary.connectionsOpened, summary.connectionsReused) = (wire.connectionsOpened, wire.connectionsReused)
+        if wire.tlsHandshake.count > 0 { Metric.tlsHandshake.fill(&summary, from: wire.tlsHandshake) }
         var distributions = tally.distributions
-        distributions.connect = wire.connect
+        (distributions.connect, distributions.tlsHandshake) = (wire.connect, wire.tlsHandshake)
         var result = RunResult(cell: cell, summary: summary, requests: book.records, distributions: distributions)
         result.timeline = tally.timeline
         result.origin = tally.origin

@@ -4,5 +4,5 @@
 /// disk_read columns), placeholder row-seconds, `--budget` and compare's pairing; 0.6 display
 /// latency's `display_*` names (the `latency_*` ones still read) and the table's one row per cell.
 public enum ImageBenchVersion {
-    public static let current = "0.7.0"
+    public static let current = "0.8.0"
 }

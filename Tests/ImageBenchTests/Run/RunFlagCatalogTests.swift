@@ -26,6 +26,8 @@ struct RunFlagCatalogTests {
         "out": ["--out", "/tmp/somewhere"], "quiet": ["--quiet"], "force": ["--force"], "format": ["--format", "json"],
         "threshold": ["--threshold", "errors <= 0", "--threshold", "display_p95_ms < 100"], "inject": ["--inject", "decode=+1ms"],
         "metrics-address": ["--metrics-address", "[::1]:9464"],
+        // Any readable file passes the plan's check (curl reads it as PEM at the first HTTPS request).
+        "http": ["--http", "2"], "ca-file": ["--ca-file", "/etc/passwd"],
     ]
 
     /// Flags for `imgbench run` itself: they change the output, never the plan.
@@ -131,7 +133,7 @@ struct RunFlagCatalogTests {
     @Test("every dimension has its summary.csv column and its requests.csv column")
     func columns() {
         #expect(PolicyDimension.allCases.map(\.rawValue) == ["transport", "filter", "cancel", "coalesce", "prefetch", "decode_concurrency",
-                                                             "memory_cache_mb", "disk_read"])
+                                                             "memory_cache_mb", "disk_read", "http"])
         for dimension in PolicyDimension.allCases {
             let metric = Metric.named(dimension.rawValue)
             #expect(metric?.identifies == true, "\(dimension) has no summary column")

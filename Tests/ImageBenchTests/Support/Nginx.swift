@@ -14,9 +14,11 @@ final class Nginx {
         ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Serves `root` on `port` (default: a free one). `extra` goes into the server block.
-    /// `accessLog`: where nginx logs each request it answered (tests wait on it); nil: nowhere.
-    init(root: URL, port: Int? = nil, extra: String = "", accessLog: URL? = nil) throws {
+    /// Serves `root` on `port` (default: a free one). `listen`: the listen directive's options
+    /// (`http2` for h2c, `ssl http2` with the certificate lines in `extra`); `extra` goes into the
+    /// server block. `accessLog`: where nginx logs each request it answered (tests wait on it);
+    /// nil: nowhere. `logsConnections`: each line is `connection protocol status uri` instead.
+    init(root: URL, port: Int? = nil, listen: String = "", extra: String = "", accessLog: URL? = nil, logsConnections: Bool = false) throws {
         guard let executable = Self.executable else { throw NginxError(description: "nginx is not installed (scripts/setup --test installs it)") }
         directory = try Fixtures.temporaryDirectory("nginx")
         self.port = try port ?? Self.freePort()
@@ -28,7 +30,8 @@ final class Nginx {
         error_log \(directory.path)/error.log warn;
         events { worker_connections 256; }
         http {
-            access_log \(accessLog?.path ?? "off");
+            log_format connections '$connection $server_protocol $status $request_uri';
+            access_log \(accessLog.map { $0.path + (logsConnections ? " connections" : "") } ?? "off");
             client_body_temp_path \(directory.path)/body;
             proxy_temp_path \(directory.path)/proxy;
             fastcgi_temp_path \(directory.path)/fastcgi;
@@ -37,7 +40,7 @@ final class Nginx {
             types { image/jpeg jpg; image/png png; image/gif gif; image/webp webp; text/html html; }
             default_type application/octet-stream;
             server {
-                listen 127.0.0.1:\(self.port);
+                listen 127.0.0.1:\(self.port) \(listen);
                 root \(root.path);
                 \(extra)
             }

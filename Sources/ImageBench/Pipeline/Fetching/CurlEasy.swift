@@ -63,6 +63,11 @@ final class CurlEasy: @unchecked Sendable {
         // recv rather than two or three. Kept bodies keep curl's default: progressive decoding
         // and partial downloads see the pieces they always saw.
         if !keepsBodies { ib_curl_easy_set_long(handle, CURLOPT_BUFFERSIZE, 65_536) }
+        ib_curl_easy_set_long(handle, CURLOPT_HTTP_VERSION, limits.httpVersion.curlOption)
+        // HTTP/2: a transfer waits for the connection being opened to say whether it multiplexes
+        // rather than opening one of its own, so a user's first burst shares one connection.
+        if limits.httpVersion == .http2 { ib_curl_easy_set_long(handle, CURLOPT_PIPEWAIT, 1) }
+        if let caFile = limits.caFile { ib_curl_easy_set_string(handle, CURLOPT_CAINFO, caFile) }
         ib_curl_easy_set_write_function(handle, curlWrite)
         ib_curl_easy_set_header_function(handle, curlHeader)
         ib_curl_easy_set_xferinfo_function(handle, curlProgress)
@@ -131,7 +136,7 @@ final class CurlEasy: @unchecked Sendable {
         // connection closed when the handle is reused) finds nil, not freed memory.
         for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_XFERINFODATA] { ib_curl_easy_set_pointer(handle, option, nil) }
         self.transfer = nil
-        wire?.record(handle: handle, body: transfer.received)
+        let connection = wire?.record(handle: handle, body: transfer.received)
         if transfer.token.isCancelled {
             transfer.keepPartial()
             // What the headers promised, when they came: the size a cancelled image would have cost
@@ -142,8 +147,9 @@ final class CurlEasy: @unchecked Sendable {
                                           contentLength: announced, maxBytes: limits.maxBytes)
             return .failure(.cancelled(received: transfer.received, announced: size))
         }
-        let partial = PartialTransfer(bytes: transfer.received,
+        var partial = PartialTransfer(bytes: transfer.received,
                                       timeToFirstByte: transfer.firstByteAt.map { $0 - min($0, transfer.startedAt) })
+        partial.connection = connection
         if transfer.stalled { return .failure(.timeout(partial)) }
         if transfer.resume?.mismatched == true {
             return .failure(.connection("the server's Content-Range does not continue the kept bytes", partial))
@@ -163,6 +169,7 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_get_offset(handle, CURLINFO_TOTAL_TIME_T, &total)
         var result = FetchResult(bytes: transfer.body, size: transfer.received, timeToFirstByte: UInt64(firstByte) * 1_000,
                                  transfer: UInt64(max(0, total - firstByte)) * 1_000)
+        result.connection = connection
         // A resumed request whose answer had no body at all joined nothing to the kept bytes.
         if transfer.resume?.from != nil && !transfer.bodyBegun { transfer.resume?.refused = true }
         if let resume = transfer.resume, let from = resume.from {

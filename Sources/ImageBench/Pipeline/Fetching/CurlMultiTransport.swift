@@ -44,6 +44,9 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
         CurlGlobal.initialize()
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
+        // HTTP/2 transfers to one host share its connection as streams (curl's default since
+        // 7.62, said here because `--http 2` depends on it); HTTP/1.1 ones never share.
+        ib_curl_multi_set_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         self.limits = limits
         self.loop = loop ?? CurlLoop()
         ownsLoop = loop == nil

@@ -3,6 +3,8 @@
 struct PartialTransfer: Sendable, Hashable {
     var bytes = 0
     var timeToFirstByte: UInt64?
+    /// The connection it went over, where curl reported one.
+    var connection: ConnectionFacts?
 
     init(bytes: Int = 0, timeToFirstByte: UInt64? = nil) {
         self.bytes = bytes
@@ -74,6 +76,8 @@ struct FetchResult: Sendable {
     var resumedBytes = 0
     /// `--resume`: the server answered the range request with the whole body.
     var resumeRefused = false
+    /// The connection it came over (the transports of curl say; others leave nil).
+    var connection: ConnectionFacts?
 
     init(bytes: [UInt8], size: Int? = nil, timeToFirstByte: UInt64, transfer: UInt64) {
         self.bytes = bytes
@@ -83,7 +87,8 @@ struct FetchResult: Sendable {
     }
 }
 
-/// Limits that protect a fetch from a server that stalls or sends too much.
+/// Limits that protect a fetch from a server that stalls or sends too much, and the two settings
+/// of how it connects: the HTTP version asked for and the certificate authority trusted.
 struct FetchLimits: Sendable, Equatable, Codable {
     /// Whole-request time limit (`--timeout`), 10 s by default.
     var timeoutMilliseconds: Int
@@ -92,6 +97,13 @@ struct FetchLimits: Sendable, Equatable, Codable {
     /// A transfer that receives nothing for this long fails as a timeout (`--stall-timeout`, whole
     /// seconds), 5 s by default; the transports find it within 100 ms.
     var stallMilliseconds: Int
+    /// `--http`; nil: HTTP/1.1 (and plans of imgbench 0.7 and earlier, which had no such key).
+    var http: HTTPVersion?
+    /// `--ca-file`: a PEM file of certificate authorities trusted for HTTPS instead of the
+    /// system's (curl's --cacert); certificates are always verified.
+    var caFile: String?
+
+    var httpVersion: HTTPVersion { http ?? .http1_1 }
 
     init(timeoutMilliseconds: Int = 10_000, maxBytes: Int = 50 * 1024 * 1024, stallMilliseconds: Int = 5_000) {
         self.timeoutMilliseconds = timeoutMilliseconds

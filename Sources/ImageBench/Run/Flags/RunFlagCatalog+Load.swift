@@ -56,6 +56,27 @@ extension RunFlag {
         integer("retries", group: .network,
                 help: "Retry a fetch that timed out, lost its connection or got a 5xx/429 this many times (backoff 100 ms, doubling) \(FlagRanges.help(FlagRanges.retries)).",
                 range: FlagRanges.retries, default: 0, at: \.settings.retry.retries),
+        varied("http", group: .network,
+               help: "HTTP version the client asks for: 1.1, or 2 (one connection per user and host, loads multiplexed as streams; ALPN over https, prior knowledge in clear text; needs --transport multi, which it picks when --transport is not given); a list (1.1,2) compares them.",
+               default: HTTPVersion.http1_1.rawValue, completion: .values(HTTPVersion.allCases.map(\.rawValue)),
+               dimension: Dimension(column: "http", label: "http", unit: "",
+                                    canonical: { text throws(PlanError) in
+                                        guard let version = HTTPVersion(rawValue: text == "2.0" ? "2" : text) else {
+                                            throw PlanError("--http: unknown version '\(text)' (valid: 1.1, 2)")
+                                        }
+                                        return version.rawValue
+                                    },
+                                    apply: { value, settings in settings.fetchLimits.http = HTTPVersion(rawValue: value) },
+                                    value: { settings in settings.fetchLimits.httpVersion.rawValue })),
+        RunFlag("ca-file", group: .network,
+                help: "Trust the certificate authorities in this PEM file for HTTPS, instead of the system's (curl's --cacert); certificates are always verified.",
+                completion: .file(extensions: ["pem", "crt"]),
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    guard FileManager.default.isReadableFile(atPath: text) else { throw PlanError("--ca-file: cannot read '\(text)'") }
+                    target.plan.settings.fetchLimits.caFile = text
+                },
+                words: { plan in plan.settings.fetchLimits.caFile.map { ["--ca-file", $0] } ?? [] }),
         integer("max-bytes", group: .network, help: "Refuse bodies larger than this many bytes \(FlagRanges.help(FlagRanges.maxBytes)).",
                 range: FlagRanges.maxBytes, default: FetchLimits().maxBytes, at: \.settings.fetchLimits.maxBytes),
     ]
