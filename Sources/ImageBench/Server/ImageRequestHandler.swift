@@ -12,6 +12,8 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private let shaping: ResponseShaping
     private let statistics: ServerStatistics
     private let connections: ConnectionGuard
+    /// The connection's handshake, charged before its first answers (nil: none, as before 0.8).
+    private let handshake: ConnectionHandshake?
     private var request: HTTPRequestHead?
     /// The simulated user of the request being answered (one at a time per connection).
     private var client = 0
@@ -22,7 +24,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
     /// would queue answers in memory for a peer that pipelines requests and reads nothing.
     private var whenWritable: (() -> Void)?
 
-    init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics, connections: ConnectionGuard) {
+    init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics, connections: ConnectionGuard,
+         handshake: ConnectionHandshake? = nil) {
+        self.handshake = handshake
         self.files = files
         self.shaping = shaping
         self.statistics = statistics
@@ -68,9 +72,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
         client = head.headers["X-Imgbench-Client"].first.flatMap(Int.init).flatMap { FlagRanges.sessions.contains($0) ? $0 : nil } ?? 0
         let rawPath = head.uri.prefix { $0 != "?" }
         let path = rawPath.removingPercentEncoding ?? String(rawPath)
-        func logged(_ status: HTTPResponseStatus, _ bytes: Int, delay: Double = 0, fault: ServerFaults.Kind? = nil) {
+        func logged(_ status: HTTPResponseStatus, _ bytes: Int, delay: Double = 0, handshake: Double = 0, fault: ServerFaults.Kind? = nil) {
             shaping.log?(ServedRequest(method: "\(head.method)", path: path, status: Int(status.code), bytes: bytes,
-                                       delayMilliseconds: delay, fault: fault))
+                                       delayMilliseconds: delay, fault: fault, handshakeMilliseconds: handshake))
         }
         if head.method == .GET, let manifest = ServedManifest.Kind(path: path) {
             // Every served image as an absolute URL at the address this connection reached (not
@@ -90,13 +94,17 @@ final class ImageRequestHandler: ChannelInboundHandler {
         // With --formats, delay and faults are drawn per picture, not per file: `img/7.avif` meets
         // what `img/7.jpg` meets, so formats are compared on the same network.
         let picture = shaping.drawsPerPicture ? Self.picture(path) : path
-        let delay = shaping.profile.latency(for: picture, seed: shaping.seed)
+        // An image answered on a connection still in its handshake waits for it too (the answers
+        // that need no shaping, manifests and 404s, never waited).
+        let opening = handshake?.remainingMilliseconds(now: shaping.clock.now()) ?? 0
+        let delay = shaping.profile.latency(for: picture, seed: shaping.seed) + opening
         let headOnly = head.method == .HEAD
         let fault = headOnly || shaping.faults.isEmpty ? nil
             : shaping.faults.fault(path: picture, request: shaping.requestNumber(path: path, client: client), seed: shaping.seed)
         if let fault { statistics.faults.withLockedValue { $0[fault, default: 0] += 1 } }
         let answer = {
-            logged(fault == .error ? Self.errorStatus(for: picture) : .ok, file.body.readableBytes, delay: delay, fault: fault)
+            self.handshake?.answered()
+            logged(fault == .error ? Self.errorStatus(for: picture) : .ok, file.body.readableBytes, delay: delay, handshake: opening, fault: fault)
             if let fault {
                 self.sendFault(fault, file: file, path: picture, context: context)
             } else {

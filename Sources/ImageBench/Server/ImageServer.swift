@@ -10,12 +10,15 @@ public struct ServedRequest: Sendable, CustomStringConvertible {
     let status: Int
     /// Body bytes the response announced.
     let bytes: Int
-    /// The shaped latency it waited, in milliseconds.
+    /// The shaped latency it waited, in milliseconds (its connection's handshake included).
     let delayMilliseconds: Double
     let fault: ServerFaults.Kind?
+    /// The part of `delayMilliseconds` that was its connection's handshake (`ConnectionHandshake`).
+    var handshakeMilliseconds = 0.0
 
     public var description: String {
         "\(method) \(path) \(status) \(bytes) B after \(String(format: "%.0f", delayMilliseconds)) ms"
+            + (handshakeMilliseconds > 0 ? String(format: " (%.0f ms of it the connection's handshake)", handshakeMilliseconds) : "")
             + (fault.map { " (injected \($0.rawValue))" } ?? "")
     }
 }
@@ -80,8 +83,10 @@ public final class ImageServer: Sendable {
                         // pipelines requests and reads nothing cannot make the server queue answers.
                         try channel.pipeline.syncOperations.addHandler(BackPressureHandler())
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        let handshake = ConnectionHandshake(profile: profile, tls: false, clock: clock)
                         try channel.pipeline.syncOperations.addHandler(
-                            ImageRequestHandler(files: files, shaping: shaping, statistics: statistics, connections: connections))
+                            ImageRequestHandler(files: files, shaping: shaping, statistics: statistics, connections: connections,
+                                                handshake: handshake))
                     }
                 }
                 .bind(host: host, port: port).wait()
