@@ -66,7 +66,8 @@ extension RunFlag {
                                         }
                                         return version.rawValue
                                     },
-                                    apply: { value, settings in settings.fetchLimits.http = HTTPVersion(rawValue: value) },
+                                    // HTTP/1.1 is no key at all: plans recorded before --http existed are the same plan.
+                                    apply: { value, settings in settings.fetchLimits.http = value == HTTPVersion.http2.rawValue ? .http2 : nil },
                                     value: { settings in settings.fetchLimits.httpVersion.rawValue })),
         RunFlag("ca-file", group: .network,
                 help: "Trust the certificate authorities in this PEM file for HTTPS, instead of the system's (curl's --cacert); certificates are always verified.",
