@@ -66,6 +66,9 @@ public struct RunSettings: Sendable, Equatable, Codable {
     var decodes = true
     /// Where the images come from (`--source`).
     var source = ImageSource.embedded
+    /// `--tls`: the embedded server answers over HTTPS, with a CA made for the run that the
+    /// client alone trusts; nil or false: clear text, as before 0.8.
+    var tls: Bool?
     /// Faults the embedded server injects (`--faults`).
     var faults = ServerFaults.none
     /// Retries of failed fetches (`--retries`).

@@ -27,7 +27,7 @@ struct RunFlagCatalogTests {
         "threshold": ["--threshold", "errors <= 0", "--threshold", "display_p95_ms < 100"], "inject": ["--inject", "decode=+1ms"],
         "metrics-address": ["--metrics-address", "[::1]:9464"],
         // Any readable file passes the plan's check (curl reads it as PEM at the first HTTPS request).
-        "http": ["--http", "2"], "ca-file": ["--ca-file", "/etc/passwd"],
+        "http": ["--http", "2"], "ca-file": ["--ca-file", "/etc/passwd"], "tls": ["--tls"],
     ]
 
     /// Flags for `imgbench run` itself: they change the output, never the plan.

@@ -69,6 +69,9 @@ extension RunFlag {
                                     // HTTP/1.1 is no key at all: plans recorded before --http existed are the same plan.
                                     apply: { value, settings in settings.fetchLimits.http = value == HTTPVersion.http2.rawValue ? .http2 : nil },
                                     value: { settings in settings.fetchLimits.httpVersion.rawValue })),
+        toggle("tls", group: .network,
+               help: "Serve the embedded server over HTTPS (ALPN h2 and http/1.1), with a certificate authority and a server certificate made for the run, which the client alone trusts; a new connection then costs TLS 1.3's round trip too.",
+               at: \.settings.tls),
         RunFlag("ca-file", group: .network,
                 help: "Trust the certificate authorities in this PEM file for HTTPS, instead of the system's (curl's --cacert); certificates are always verified.",
                 completion: .file(extensions: ["pem", "crt"]),
