@@ -3,7 +3,9 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers GET requests from the served files, shaped by the network profile; `/manifest.json`
-/// and `/manifest.csv` list them (`ServedManifest`).
+/// and `/manifest.csv` list them (`ServedManifest`). One per HTTP/1.1 connection, or per HTTP/2
+/// stream: its channel is then the stream's, so a stream the client resets (RST_STREAM) goes
+/// inactive and its delay and paced body stop, while the connection and its other streams go on.
 final class ImageRequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -12,7 +14,12 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private let shaping: ResponseShaping
     private let statistics: ServerStatistics
     private let connections: ConnectionGuard
+    /// `http` or `https`, for the manifests' URLs.
+    private let scheme: String
     private var request: HTTPRequestHead?
+    /// Between a complete request and its response's end, as the guard was told (balanced on a
+    /// reset stream too, so the connection can idle-time-out again).
+    private var answering = false
     /// The simulated user of the request being answered (one at a time per connection).
     private var client = 0
     /// False when the request being answered asked to close (`Connection: close`, or HTTP/1.0 without keep-alive).
@@ -22,7 +29,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
     /// would queue answers in memory for a peer that pipelines requests and reads nothing.
     private var whenWritable: (() -> Void)?
 
-    init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics, connections: ConnectionGuard) {
+    init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics, connections: ConnectionGuard,
+         scheme: String = "http") {
+        self.scheme = scheme
         self.files = files
         self.shaping = shaping
         self.statistics = statistics
@@ -35,8 +44,10 @@ final class ImageRequestHandler: ChannelInboundHandler {
         case .body: break
         case .end:
             if let head = request {
-                connections.answering(context.channel)
-                keepAlive = head.isKeepAlive
+                answering = true
+                connections.answering(Self.connection(of: context.channel))
+                // HTTP/2 has no Connection header: a stream ends, its connection stays.
+                keepAlive = head.version.major >= 2 || head.isKeepAlive
                 if context.channel.isWritable {
                     respond(to: head, context: context)
                 } else {
@@ -58,7 +69,16 @@ final class ImageRequestHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         whenWritable = nil  // it holds this handler and its context: let both go
+        if answering {
+            answering = false
+            connections.waiting(Self.connection(of: context.channel))
+        }
         context.fireChannelInactive()
+    }
+
+    /// The TCP connection the guard tracks: an HTTP/2 stream's parent, else the channel itself.
+    private static func connection(of channel: any Channel) -> any Channel {
+        channel.parent ?? channel
     }
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
@@ -75,7 +95,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
         if head.method == .GET, let manifest = ServedManifest.Kind(path: path) {
             // Every served image as an absolute URL at the address this connection reached (not
             // the Host header a client may craft), for `--source http://this-server/manifest.json`.
-            let body = ByteBuffer(bytes: ServedManifest.body(manifest, files: files, base: ServedManifest.base(of: context.channel)))
+            let body = ByteBuffer(bytes: ServedManifest.body(manifest, files: files, base: ServedManifest.base(of: context.channel, scheme: scheme)))
             logged(.ok, body.readableBytes)
             send(status: .ok, body: body, contentType: manifest.contentType, headOnly: false, context: context)
             return
@@ -198,9 +218,11 @@ final class ImageRequestHandler: ChannelInboundHandler {
     /// The response's end: the connection waits for its next request, or closes when asked to.
     private func end(_ context: ChannelHandlerContext) {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if keepAlive {
-            connections.waiting(context.channel)
-        } else {
+        if answering {
+            answering = false
+            connections.waiting(Self.connection(of: context.channel))
+        }
+        if !keepAlive {
             let channel = context.channel
             written.whenComplete { _ in channel.close(promise: nil) }
         }
