@@ -21,12 +21,13 @@ struct HTTP2ServingTests {
         return (try ServedFiles(directory: directory), directory)
     }
 
-    static func withServer<T>(network: String = "loopback", tls: Bool,
+    static func withServer<T>(network: String = "loopback", faults: ServerFaults = .none, tls: Bool,
                               _ body: (ImageServer, _ caFile: String?, _ files: ServedFiles) throws -> T) throws -> T {
         let (files, directory) = try servedFiles()
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificates = tls ? try ThrowawayCertificates(directory: directory.appendingPathComponent("tls")) : nil
-        let server = try ImageServer(files: files, profile: try NetworkProfile(parsing: network), seed: 1, tls: try certificates?.identity())
+        let server = try ImageServer(files: files, profile: try NetworkProfile(parsing: network), seed: 1, faults: faults,
+                                     tls: try certificates?.identity())
         defer { server.shutdown() }
         return try body(server, certificates?.caFile, files)
     }
@@ -70,6 +71,24 @@ struct HTTP2ServingTests {
                 #expect(manifest.output.contains(server.baseURL + path), "\(manifest.output)")
                 let counts = server.counts
                 #expect(counts.connections == 3 && counts.http2Connections == 2, "\(counts)")
+            }
+        }
+    }
+
+    @Test("over h2c, a Range is answered 206 with its bytes, and an injected error is a 5xx, per stream")
+    func rangeAndFaultsPerStream() async throws {
+        try await onOwnThread {
+            try Self.withServer(tls: false) { server, _, _ in
+                let ranged = try CurlTool.run(["--http2-prior-knowledge", "-r", "0-99", "-o", "/dev/null", "-w", "%{http_version} %{http_code} %{size_download}",
+                                               server.baseURL + "/a.bin"])
+                #expect(ranged.output == "2 206 100", "\(ranged.output)")
+                #expect(server.rangeRequests.map(\.first) == [0])
+            }
+            try Self.withServer(faults: try ServerFaults(parsing: "error=100%"), tls: false) { server, _, _ in
+                let failed = try CurlTool.run(["--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
+                                               server.baseURL + "/a.bin"])
+                #expect(["2 500", "2 503"].contains(failed.output), "\(failed.output)")
+                #expect(server.counts.faults[.error] == 1)
             }
         }
     }
