@@ -51,10 +51,13 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("request-timeout"), help: "Seconds a connection may idle or take to send a request before it is closed \(FlagRanges.help(FlagRanges.requestTimeout)).")
     var requestTimeout = ConnectionLimits.standard.requestTimeout
 
+    @Option(name: .customLong("max-connections"), help: "Open connections at most; beyond it the longest-idle one is closed \(FlagRanges.help(FlagRanges.maxConnections)); default: the descriptor limit less 64.")
+    var maxConnections: Int?
+
     @Flag(help: "Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with a throwaway CA and certificate for 127.0.0.1 and localhost.")
     var tls = false
 
-    @Option(name: .customLong("tls-dir"), help: "Where --tls writes ca.pem, server.pem and server-key.pem (default: a new directory under the temporary directory).")
+    @Option(name: .customLong("tls-dir"), help: "Where --tls writes ca.pem, server.pem and server-key.pem (default: a new directory under the temporary directory, removed when serve stops).")
     var tlsDirectory: String?
 
     @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate chain (leaf first) instead of a throwaway one; needs --tls-key.")
@@ -62,9 +65,6 @@ struct ServeCommand: ParsableCommand {
 
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
     var tlsKey: String?
-
-    @Option(name: .customLong("max-connections"), help: "Open connections at most; beyond it the longest-idle one is closed \(FlagRanges.help(FlagRanges.maxConnections)); default: the descriptor limit less 64.")
-    var maxConnections: Int?
 
     func validate() throws {
         _ = try profile()

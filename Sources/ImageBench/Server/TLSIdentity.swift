@@ -6,6 +6,12 @@ public struct TLSIdentity: Sendable {
     let certificateChain: [NIOSSLCertificate]
     let privateKey: NIOSSLPrivateKey
 
+    /// A chain (leaf first) and key already loaded, e.g. by a test or an embedding program.
+    public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+    }
+
     /// Reads a PEM certificate chain (leaf first) and its PEM private key, as `serve --tls-cert
     /// --tls-key` name them. Errors name the file and what is wrong with it.
     public init(certificateFile: String, keyFile: String) throws(TLSIdentityError) {
