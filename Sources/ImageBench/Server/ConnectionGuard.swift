@@ -73,9 +73,8 @@ final class ConnectionGuard: Sendable {
         let channel: any Channel
         /// When it began waiting for a request; nil while a request is being answered.
         var waitingSince: UInt64?
-        /// Requests being answered: one at most over HTTP/1.1, one per open stream over HTTP/2,
-        /// where the connection waits again only when the last of them ends.
-        var answering = 0
+        /// HTTP/2 streams being answered: the connection waits again only when the last ends.
+        var streams = 0
         /// While its output is over the high water mark: since when the peer took nothing, and
         /// how many bytes were unsent then (fewer later is progress).
         var stalled: (since: UInt64, unsent: Int)?
@@ -139,23 +138,34 @@ final class ConnectionGuard: Sendable {
 
     /// A complete request arrived: it is being answered, and no timeout applies.
     func answering(_ channel: any Channel) {
+        open.withLockedValue { $0[ObjectIdentifier(channel)]?.waitingSince = nil }
+    }
+
+    /// Its response is written: it waits for the next request.
+    func waiting(_ channel: any Channel) {
+        open.withLockedValue { $0[ObjectIdentifier(channel)]?.waitingSince = clock.now() }
+    }
+
+    /// A complete request arrived on one of an HTTP/2 connection's streams: no timeout applies
+    /// to the connection while any stream is being answered.
+    func streamAnswering(_ connection: any Channel) {
         open.withLockedValue { open in
-            guard var entry = open[ObjectIdentifier(channel)] else { return }
-            entry.answering += 1
+            guard var entry = open[ObjectIdentifier(connection)] else { return }
+            entry.streams += 1
             entry.waitingSince = nil
-            open[ObjectIdentifier(channel)] = entry
+            open[ObjectIdentifier(connection)] = entry
         }
     }
 
-    /// A response is written (or its stream reset): with no other being answered, the connection
-    /// waits for its next request.
-    func waiting(_ channel: any Channel) {
+    /// A stream's response ended (or the client reset it): with no other stream being answered,
+    /// the connection waits for its next request.
+    func streamEnded(_ connection: any Channel) {
         let now = clock.now()
         open.withLockedValue { open in
-            guard var entry = open[ObjectIdentifier(channel)] else { return }
-            entry.answering = max(0, entry.answering - 1)
-            if entry.answering == 0 { entry.waitingSince = now }
-            open[ObjectIdentifier(channel)] = entry
+            guard var entry = open[ObjectIdentifier(connection)] else { return }
+            entry.streams = max(0, entry.streams - 1)
+            if entry.streams == 0 { entry.waitingSince = now }
+            open[ObjectIdentifier(connection)] = entry
         }
     }
 

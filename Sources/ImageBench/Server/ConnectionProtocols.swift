@@ -9,8 +9,8 @@ import NIOSSL
 /// act per stream unchanged. Over TLS, ALPN decides; in clear text, the first bytes do
 /// (`PriorKnowledgeDetector`).
 struct ConnectionProtocols: Sendable {
-    /// A handler per HTTP/1.1 connection or HTTP/2 stream (each holds one request's state).
-    let makeRequestHandler: @Sendable () -> ImageRequestHandler
+    /// A handler per HTTP/1.1 connection or HTTP/2 stream (true; each holds one request's state).
+    let makeRequestHandler: @Sendable (_ stream: Bool) -> ImageRequestHandler
     let statistics: ServerStatistics
     /// Present when the server speaks TLS (`serve --tls`).
     let tls: NIOSSLContext?
@@ -41,7 +41,7 @@ struct ConnectionProtocols: Sendable {
     func configureHTTP1(_ channel: any Channel) throws {
         statistics.http1Connections.add(1, ordering: .relaxed)
         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-        try channel.pipeline.syncOperations.addHandler(makeRequestHandler())
+        try channel.pipeline.syncOperations.addHandler(makeRequestHandler(false))
     }
 
     func configureHTTP2(_ channel: any Channel) throws {
@@ -52,7 +52,7 @@ struct ConnectionProtocols: Sendable {
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                try stream.pipeline.syncOperations.addHandler(makeRequestHandler())
+                try stream.pipeline.syncOperations.addHandler(makeRequestHandler(true))
             }
         }
     }

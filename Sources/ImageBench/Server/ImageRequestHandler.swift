@@ -16,10 +16,13 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private let connections: ConnectionGuard
     /// `http` or `https`, for the manifests' URLs.
     private let scheme: String
+    /// On an HTTP/2 stream: its channel's parent is the connection the guard tracks. (A TCP
+    /// connection's own parent is the listening socket, so `parent` alone cannot tell.)
+    private let stream: Bool
     private var request: HTTPRequestHead?
-    /// Between a complete request and its response's end, as the guard was told (balanced on a
-    /// reset stream too, so the connection can idle-time-out again).
-    private var answering = false
+    /// An HTTP/2 stream between its complete request and its response's end, as the guard was
+    /// told (told again if the client resets it, so the connection can idle-time-out again).
+    private var streamAnswering = false
     /// The simulated user of the request being answered (one at a time per connection).
     private var client = 0
     /// False when the request being answered asked to close (`Connection: close`, or HTTP/1.0 without keep-alive).
@@ -30,8 +33,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private var whenWritable: (() -> Void)?
 
     init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics, connections: ConnectionGuard,
-         scheme: String = "http") {
+         scheme: String = "http", stream: Bool = false) {
         self.scheme = scheme
+        self.stream = stream
         self.files = files
         self.shaping = shaping
         self.statistics = statistics
@@ -44,8 +48,12 @@ final class ImageRequestHandler: ChannelInboundHandler {
         case .body: break
         case .end:
             if let head = request {
-                answering = true
-                connections.answering(Self.connection(of: context.channel))
+                if stream, let connection = context.channel.parent {
+                    streamAnswering = true
+                    connections.streamAnswering(connection)
+                } else {
+                    connections.answering(context.channel)
+                }
                 // HTTP/2 has no Connection header: a stream ends, its connection stays.
                 keepAlive = head.version.major >= 2 || head.isKeepAlive
                 if context.channel.isWritable {
@@ -69,16 +77,15 @@ final class ImageRequestHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         whenWritable = nil  // it holds this handler and its context: let both go
-        if answering {
-            answering = false
-            connections.waiting(Self.connection(of: context.channel))
-        }
+        streamEnded(context)
         context.fireChannelInactive()
     }
 
-    /// The TCP connection the guard tracks: an HTTP/2 stream's parent, else the channel itself.
-    private static func connection(of channel: any Channel) -> any Channel {
-        channel.parent ?? channel
+    /// An HTTP/2 stream's answer is over: tells the guard once.
+    private func streamEnded(_ context: ChannelHandlerContext) {
+        guard streamAnswering, let connection = context.channel.parent else { return }
+        streamAnswering = false
+        connections.streamEnded(connection)
     }
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
@@ -218,11 +225,11 @@ final class ImageRequestHandler: ChannelInboundHandler {
     /// The response's end: the connection waits for its next request, or closes when asked to.
     private func end(_ context: ChannelHandlerContext) {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if answering {
-            answering = false
-            connections.waiting(Self.connection(of: context.channel))
-        }
-        if !keepAlive {
+        if stream {
+            streamEnded(context)
+        } else if keepAlive {
+            connections.waiting(context.channel)
+        } else {
             let channel = context.channel
             written.whenComplete { _ in channel.close(promise: nil) }
         }

@@ -76,8 +76,9 @@ public final class ImageServer: Sendable {
         let scheme = tls == nil ? "http" : "https"
         do {
             let protocols = ConnectionProtocols(
-                makeRequestHandler: {
-                    ImageRequestHandler(files: files, shaping: shaping, statistics: statistics, connections: connections, scheme: scheme)
+                makeRequestHandler: { stream in
+                    ImageRequestHandler(files: files, shaping: shaping, statistics: statistics, connections: connections, scheme: scheme,
+                                        stream: stream)
                 },
                 statistics: statistics, tls: try tls.map(ConnectionProtocols.tlsContext))
             channel = try ServerBootstrap(group: group)
