@@ -13,12 +13,20 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         // `--metrics-address`: Prometheus's counters, gauges, histograms and text exposition.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // `imgbench serve --tls` and HTTP/2 (h2 by ALPN, h2c by prior knowledge) on the embedded server.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
     ],
     targets: [
         // System libraries from Debian's -dev packages (scripts/setup installs the missing ones).
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcrypto (OpenSSL, already loaded by libcurl) makes the throwaway CA and server
+        // certificate of `serve --tls` (tls_identity.c).
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CJPEG", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // Typed wrappers for what Swift cannot call: curl's variadic setopt/getinfo and
@@ -26,7 +34,7 @@ let package = Package(
         // for libwebp, libavif and giflib (libwebp-dev, libavif-dev, libgif-dev), whose headers
         // are in /usr/include.
         .target(
-            name: "CShims", dependencies: ["CCurl", "CJPEG", "CPNG"],
+            name: "CShims", dependencies: ["CCurl", "CCrypto", "CJPEG", "CPNG"],
             linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("z"),
                              .linkedLibrary("webp"), .linkedLibrary("avif"), .linkedLibrary("gif"),
                              // avif.c's dav1d_default_settings must be in the dynamic symbol table
@@ -42,6 +50,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             // Release builds skip the run-time exclusivity checks (about 3,000 instructions per
             // simulated request, 3% of a load run); debug builds and the tests keep them.

@@ -13,6 +13,12 @@ struct ServeCommand: ParsableCommand {
         discussion: """
         Also answers /manifest.json and /manifest.csv: every served image as an absolute URL at \
         the address and port it is reached on, ready for imgbench --source http://HOST:PORT/manifest.json.
+
+        Without --tls it speaks HTTP/1.1 and HTTP/2 by prior knowledge (h2c, curl \
+        --http2-prior-knowledge) on the same port. With --tls it serves HTTPS, HTTP/2 or HTTP/1.1 \
+        as the client's ALPN asks, with a throwaway CA and a certificate for 127.0.0.1 and \
+        localhost made for this serve (it prints the CA's path: curl --cacert PATH), or with \
+        your own certificate and key (--tls-cert, --tls-key).
         """)
 
     @Option(help: "Address to bind; 127.0.0.1 unless told otherwise (0.0.0.0 to reach it from a phone).")
@@ -48,6 +54,18 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("max-connections"), help: "Open connections at most; beyond it the longest-idle one is closed \(FlagRanges.help(FlagRanges.maxConnections)); default: the descriptor limit less 64.")
     var maxConnections: Int?
 
+    @Flag(help: "Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with a throwaway CA and certificate for 127.0.0.1 and localhost.")
+    var tls = false
+
+    @Option(name: .customLong("tls-dir"), help: "Where --tls writes ca.pem, server.pem and server-key.pem (default: a new directory under the temporary directory, removed when serve stops).")
+    var tlsDirectory: String?
+
+    @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate chain (leaf first) instead of a throwaway one; needs --tls-key.")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
     func validate() throws {
         _ = try profile()
         _ = try serverFaults()
@@ -58,6 +76,7 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
+        _ = try tlsSource()
         if let corpus {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: corpus, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -76,12 +95,15 @@ struct ServeCommand: ParsableCommand {
         }
         let log = RequestLog(level: logLevel)
         let (shaping, faults) = (try profile(), try serverFaults())
+        let tlsSource = try tlsSource()
+        let tls = try tlsSource?.prepared()
         let server = try CommandFailure.catching("cannot listen on \(host):\(port)") {
             try ImageServer(files: files, profile: shaping, seed: seed, faults: faults, host: host, port: port, threads: 2,
-                            limits: limits, log: log.recorder)
+                            limits: limits, tls: tls?.identity, log: log.recorder)
         }
         FileHandle.standardError.write(Data("""
             imgbench serve: \(files.count) files at \(server.baseURL)/ (network \(server.profile)\(faults.isEmpty ? "" : ", faults \(faults)")); \
+            \(tls?.words ?? "HTTP/1.1 and h2c"); \
             manifest at \(server.baseURL)/manifest.json; at most \(server.connectionCounts.cap) connections; Ctrl-C stops
 
             """.utf8))
@@ -98,8 +120,29 @@ struct ServeCommand: ParsableCommand {
         stop.wait()
         server.shutdown()
         log.close()
+        // A throwaway CA in a directory of our own choosing is of no use once the server is gone.
+        if case .throwaway(let directory)? = tlsSource, tlsDirectory == nil { try? FileManager.default.removeItem(at: directory) }
         FileHandle.standardError.write(Data("imgbench serve: stopped after \(server.requestCount) requests\n".utf8))
         withExtendedLifetime(sources) {}
+    }
+
+    /// What --tls, --tls-dir, --tls-cert and --tls-key ask for: nothing (clear text), a throwaway
+    /// CA and certificate, or the user's own, checked readable and parsable (usage errors, 64).
+    private func tlsSource() throws -> ServedTLS? {
+        switch (tlsCertificate, tlsKey) {
+        case (nil, nil):
+            guard tls || tlsDirectory != nil else { return nil }
+            return .throwaway(directory: tlsDirectory.map { URL(fileURLWithPath: $0) } ?? ThrowawayCertificates.temporaryDirectory())
+        case (let certificate?, let key?):
+            guard tlsDirectory == nil else { throw ValidationError("--tls-dir is for a throwaway certificate; --tls-cert and --tls-key name your own") }
+            do {
+                return .own(try TLSIdentity(certificateFile: certificate, keyFile: key), certificateFile: certificate)
+            } catch {
+                throw ValidationError("--tls-cert/--tls-key: \(error)")
+            }
+        case (_?, nil): throw ValidationError("--tls-cert needs --tls-key")
+        case (nil, _?): throw ValidationError("--tls-key needs --tls-cert")
+        }
     }
 
     private var limits: ConnectionLimits {
@@ -122,6 +165,25 @@ struct ServeCommand: ParsableCommand {
             return try ServerFaults(parsing: faults)
         } catch {
             throw ValidationError(error.description)
+        }
+    }
+}
+
+/// The certificate `serve` presents over TLS.
+enum ServedTLS {
+    /// Made now in this directory (a failure to make or write it: exit 2).
+    case throwaway(directory: URL)
+    case own(TLSIdentity, certificateFile: String)
+
+    /// The identity to serve, and what the startup line says of it: the CA a client must trust.
+    func prepared() throws -> (identity: TLSIdentity, words: String) {
+        switch self {
+        case .throwaway(let directory):
+            let certificates = try CommandFailure.catching { try ThrowawayCertificates(directory: directory) }
+            return (try CommandFailure.catching { try certificates.identity() },
+                    "HTTPS (h2, http/1.1), trust the CA at \(certificates.caFile) (curl --cacert)")
+        case .own(let identity, let certificateFile):
+            return (identity, "HTTPS (h2, http/1.1) with \(certificateFile)")
         }
     }
 }

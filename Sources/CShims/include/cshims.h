@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <curl/curl.h>
 #include <zlib.h>  // deflate for HdrHistogram's compressed encoding (histograms.json)
+#include "tls_identity.h"  // serve --tls's throwaway CA and certificate (libcrypto)
 
 // MARK: - curl
 

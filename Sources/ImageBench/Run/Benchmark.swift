@@ -104,7 +104,8 @@ public enum Benchmark {
         let diskCaches = try settings.diskCacheDirectory.map { path throws(DiskCache.OpenError) in
             try DiskCacheWorkspace(directory: URL(fileURLWithPath: path), sizeLimit: settings.diskCacheBytes)
         }
-        var prepared = PreparedWorkloads(), server: ImageServer?
+        var prepared = PreparedWorkloads(), server: ImageServer?, trustedCA: String?, certificates: RunCertificates?
+        defer { certificates?.remove() }
         if case .embedded = settings.source {
             let imageCount = settings.resolvedImageCount
             var corpora: [ImageCorpus] = []
@@ -121,8 +122,13 @@ public enum Benchmark {
                 corpora.append(corpus)
             }
             if stop?.isRequested == true { return stopped(plan) }
+            // `--tls`: a CA and a server certificate made for this run; the run's client trusts
+            // that CA alone (the recorded plan keeps no path: the files go with the run).
+            if settings.tls == true { certificates = try RunCertificates() }
             let embedded = try ImageServer(files: ServedFiles(corpora: corpora), profile: settings.injection.applied(to: settings.network),
-                                           seed: settings.seed, faults: settings.faults, drawsPerPicture: plan.formats != [.mixed])
+                                           seed: settings.seed, faults: settings.faults, drawsPerPicture: plan.formats != [.mixed],
+                                           tls: certificates?.identity)
+            trustedCA = certificates?.caFile
             for (format, corpus) in zip(plan.formats, corpora) {
                 observer?.preparing("serving \(corpus.images.count) \(format) images (\(corpus.totalBytes / 1024) kB) at "
                                     + "\(embedded.baseURL), network \(settings.network)")
@@ -156,8 +162,10 @@ public enum Benchmark {
         var results: [RunResult] = []
         defer { diskCaches?.close() }
         var runIndex = 0
-        // The race below rewrites `plan` (its budget's record) while runs go on: they read this copy.
-        let runPlan = plan
+        // The race below rewrites `plan` (its budget's record) while runs go on: they read this copy,
+        // which trusts the run's own CA where the server has one.
+        var runPlan = plan
+        if let trustedCA { runPlan.settings.fetchLimits.caFile = trustedCA }
         // One run of a cell (its warm-up first), on its own trace; nil when stopped.
         func measure(_ cell: RunCell, total: Int) throws -> RunResult? {
             observer?.runStarted(cell, index: runIndex, of: total)

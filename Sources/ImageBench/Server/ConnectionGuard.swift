@@ -73,6 +73,8 @@ final class ConnectionGuard: Sendable {
         let channel: any Channel
         /// When it began waiting for a request; nil while a request is being answered.
         var waitingSince: UInt64?
+        /// HTTP/2 streams being answered: the connection waits again only when the last ends.
+        var streams = 0
         /// While its output is over the high water mark: since when the peer took nothing, and
         /// how many bytes were unsent then (fewer later is progress).
         var stalled: (since: UInt64, unsent: Int)?
@@ -142,6 +144,29 @@ final class ConnectionGuard: Sendable {
     /// Its response is written: it waits for the next request.
     func waiting(_ channel: any Channel) {
         open.withLockedValue { $0[ObjectIdentifier(channel)]?.waitingSince = clock.now() }
+    }
+
+    /// A complete request arrived on one of an HTTP/2 connection's streams: no timeout applies
+    /// to the connection while any stream is being answered.
+    func streamAnswering(_ connection: any Channel) {
+        open.withLockedValue { open in
+            guard var entry = open[ObjectIdentifier(connection)] else { return }
+            entry.streams += 1
+            entry.waitingSince = nil
+            open[ObjectIdentifier(connection)] = entry
+        }
+    }
+
+    /// A stream's response ended (or the client reset it): with no other stream being answered,
+    /// the connection waits for its next request.
+    func streamEnded(_ connection: any Channel) {
+        let now = clock.now()
+        open.withLockedValue { open in
+            guard var entry = open[ObjectIdentifier(connection)] else { return }
+            entry.streams = max(0, entry.streams - 1)
+            if entry.streams == 0 { entry.waitingSince = now }
+            open[ObjectIdentifier(connection)] = entry
+        }
     }
 
     /// Closes the connections that have waited longer than the request timeout, and those whose

@@ -3,7 +3,9 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers GET requests from the served files, shaped by the network profile; `/manifest.json`
-/// and `/manifest.csv` list them (`ServedManifest`).
+/// and `/manifest.csv` list them (`ServedManifest`). One per HTTP/1.1 connection, or per HTTP/2
+/// stream: its channel is then the stream's, so a stream the client resets (RST_STREAM) goes
+/// inactive and its delay and paced body stop, while the connection and its other streams go on.
 final class ImageRequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -14,7 +16,15 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private let connections: ConnectionGuard
     /// The connection's handshake, charged before its first answers (nil: none, as before 0.8).
     private let handshake: ConnectionHandshake?
+    /// `http` or `https`, for the manifests' URLs.
+    private let scheme: String
+    /// On an HTTP/2 stream: its channel's parent is the connection the guard tracks. (A TCP
+    /// connection's own parent is the listening socket, so `parent` alone cannot tell.)
+    private let stream: Bool
     private var request: HTTPRequestHead?
+    /// An HTTP/2 stream between its complete request and its response's end, as the guard was
+    /// told (told again if the client resets it, so the connection can idle-time-out again).
+    private var streamAnswering = false
     /// The simulated user of the request being answered (one at a time per connection).
     private var client = 0
     /// False when the request being answered asked to close (`Connection: close`, or HTTP/1.0 without keep-alive).
@@ -25,8 +35,10 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private var whenWritable: (() -> Void)?
 
     init(files: ServedFiles, shaping: ResponseShaping, statistics: ServerStatistics, connections: ConnectionGuard,
-         handshake: ConnectionHandshake? = nil) {
+         scheme: String = "http", stream: Bool = false, handshake: ConnectionHandshake? = nil) {
         self.handshake = handshake
+        self.scheme = scheme
+        self.stream = stream
         self.files = files
         self.shaping = shaping
         self.statistics = statistics
@@ -39,8 +51,14 @@ final class ImageRequestHandler: ChannelInboundHandler {
         case .body: break
         case .end:
             if let head = request {
-                connections.answering(context.channel)
-                keepAlive = head.isKeepAlive
+                if stream, let connection = context.channel.parent {
+                    streamAnswering = true
+                    connections.streamAnswering(connection)
+                } else {
+                    connections.answering(context.channel)
+                }
+                // HTTP/2 has no Connection header: a stream ends, its connection stays.
+                keepAlive = head.version.major >= 2 || head.isKeepAlive
                 if context.channel.isWritable {
                     respond(to: head, context: context)
                 } else {
@@ -62,7 +80,15 @@ final class ImageRequestHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         whenWritable = nil  // it holds this handler and its context: let both go
+        streamEnded(context)
         context.fireChannelInactive()
+    }
+
+    /// An HTTP/2 stream's answer is over: tells the guard once.
+    private func streamEnded(_ context: ChannelHandlerContext) {
+        guard streamAnswering, let connection = context.channel.parent else { return }
+        streamAnswering = false
+        connections.streamEnded(connection)
     }
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
@@ -79,7 +105,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
         if head.method == .GET, let manifest = ServedManifest.Kind(path: path) {
             // Every served image as an absolute URL at the address this connection reached (not
             // the Host header a client may craft), for `--source http://this-server/manifest.json`.
-            let body = ByteBuffer(bytes: ServedManifest.body(manifest, files: files, base: ServedManifest.base(of: context.channel)))
+            let body = ByteBuffer(bytes: ServedManifest.body(manifest, files: files, base: ServedManifest.base(of: context.channel, scheme: scheme)))
             logged(.ok, body.readableBytes)
             send(status: .ok, body: body, contentType: manifest.contentType, headOnly: false, context: context)
             return
@@ -206,7 +232,9 @@ final class ImageRequestHandler: ChannelInboundHandler {
     /// The response's end: the connection waits for its next request, or closes when asked to.
     private func end(_ context: ChannelHandlerContext) {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if keepAlive {
+        if stream {
+            streamEnded(context)
+        } else if keepAlive {
             connections.waiting(context.channel)
         } else {
             let channel = context.channel

@@ -23,7 +23,8 @@ public struct ServedRequest: Sendable, CustomStringConvertible {
     }
 }
 
-/// The embedded HTTP/1.1 image server (SwiftNIO): keep-alive (and `Connection: close` honoured),
+/// The embedded image server (SwiftNIO), HTTP/1.1 and HTTP/2 (`ConnectionProtocols`): in clear
+/// text both on one port (HTTP/2 by prior knowledge), over TLS whichever ALPN chooses; keep-alive (and `Connection: close` honoured),
 /// Content-Length, TCP_NODELAY (without it a reused loopback connection waits ~40 ms per response
 /// on Nagle and delayed ACKs), the network profile applied server-side (each response waits its
 /// URL's latency, then its body is paced through the shared link), and limits on peers that
@@ -45,12 +46,16 @@ public final class ImageServer: Sendable {
     var bytesSent: Int { statistics.bytes.load(ordering: .relaxed) }
     /// Requests with a `Range` header answered so far, in order.
     var rangeRequests: [ServedRange] { statistics.ranges.withLockedValue { $0 } }
-    /// Requests answered and faults injected so far.
+    /// Requests answered, faults injected and connections accepted so far.
     var counts: ServerCounts {
-        ServerCounts(requests: requestCount, faults: statistics.faults.withLockedValue { $0 })
+        ServerCounts(requests: requestCount, faults: statistics.faults.withLockedValue { $0 },
+                     connections: statistics.connections.load(ordering: .relaxed),
+                     http2Connections: statistics.http2Connections.load(ordering: .relaxed))
     }
 
-    public var baseURL: String { "http://\(host):\(port)" }
+    /// Whether it speaks TLS (`https://` URLs).
+    public let isSecure: Bool
+    public var baseURL: String { "\(isSecure ? "https" : "http")://\(host):\(port)" }
     /// Connections open now, the cap on them, and those closed for waiting too long, to make room,
     /// or because their peer read none of their output for the send timeout.
     public var connectionCounts: (open: Int, cap: Int, timedOut: Int, evicted: Int, sendTimedOut: Int) {
@@ -61,16 +66,24 @@ public final class ImageServer: Sendable {
     /// Binds and starts serving; `port` 0 picks a free ephemeral port. `drawsPerPicture`: delay
     /// and faults drawn for a picture whatever its format (`--formats`); off, they are drawn per
     /// file path, as every run before formats existed drew them (its results stay comparable).
+    /// `tls`: serve HTTPS with this certificate and key (h2 and http/1.1 by ALPN) instead of clear text.
     public init(files: ServedFiles, profile: NetworkProfile, seed: UInt64, faults: ServerFaults = .none,
                 host: String = "127.0.0.1", port: Int = 0, threads: Int = 1, limits: ConnectionLimits = .standard,
-                drawsPerPicture: Bool = false, log: (@Sendable (ServedRequest) -> Void)? = nil,
+                drawsPerPicture: Bool = false, tls: TLSIdentity? = nil, log: (@Sendable (ServedRequest) -> Void)? = nil,
                 clock: any RunClock = .monotonic) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let statistics = ServerStatistics()
         let connections = ConnectionGuard(limits: limits, clock: clock)
         let shaping = ResponseShaping(profile: profile, seed: seed, faults: faults, drawsPerPicture: drawsPerPicture, log: log,
                                       clock: clock)
+        let scheme = tls == nil ? "http" : "https"
         do {
+            let protocols = ConnectionProtocols(
+                makeRequestHandler: { stream, handshake in
+                    ImageRequestHandler(files: files, shaping: shaping, statistics: statistics, connections: connections, scheme: scheme,
+                                        stream: stream, handshake: handshake)
+                },
+                statistics: statistics, tls: try tls.map(ConnectionProtocols.tlsContext))
             channel = try ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -78,15 +91,14 @@ public final class ImageServer: Sendable {
                 .childChannelOption(.writeBufferWaterMark, value: ConnectionLimits.writeBufferWaterMark)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        statistics.connections.add(1, ordering: .relaxed)
                         try channel.pipeline.syncOperations.addHandler(ConnectionTracking(connections))
                         // No reads while the output is over the high water mark: a peer that
                         // pipelines requests and reads nothing cannot make the server queue answers.
                         try channel.pipeline.syncOperations.addHandler(BackPressureHandler())
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                        let handshake = ConnectionHandshake(profile: profile, tls: false, clock: clock)
-                        try channel.pipeline.syncOperations.addHandler(
-                            ImageRequestHandler(files: files, shaping: shaping, statistics: statistics, connections: connections,
-                                                handshake: handshake))
+                        // Accepted now: its handshake's round trips are counted from here.
+                        let handshake = ConnectionHandshake(profile: profile, tls: tls != nil, clock: clock)
+                        try protocols.configureNegotiation(channel, handshake: handshake)
                     }
                 }
                 .bind(host: host, port: port).wait()
@@ -100,6 +112,7 @@ public final class ImageServer: Sendable {
         self.shaping = shaping
         sweep = group.next().scheduleRepeatedTask(initialDelay: .seconds(1), delay: .milliseconds(500)) { _ in connections.sweep() }
         self.host = host
+        isSecure = tls != nil
         self.port = channel.localAddress?.port ?? port
         self.profile = profile
     }
@@ -122,6 +135,11 @@ final class ServerStatistics: Sendable {
     let bytes = Atomic<Int>(0)
     let faults = Locked<[ServerFaults.Kind: Int]>([:])
     let ranges = Locked<[ServedRange]>([])
+    /// Connections accepted, and of them those that came to speak each protocol (a connection
+    /// that closes before TLS or its first bytes decide counts in neither).
+    let connections = Atomic<Int>(0)
+    let http1Connections = Atomic<Int>(0)
+    let http2Connections = Atomic<Int>(0)
 }
 
 struct ResponseShaping: Sendable {

@@ -19,14 +19,14 @@ enum ServedManifest {
         var contentType: String { self == .json ? "application/json" : "text/csv" }
     }
 
-    /// `http://ADDRESS:PORT` as the connection reached it: the port always, IPv6 in brackets, and
-    /// never the request's Host header, which the client writes.
-    static func base(of channel: any Channel) -> String {
+    /// `http://ADDRESS:PORT` (or `https://`) as the connection reached it: the port always, IPv6
+    /// in brackets, and never the request's Host header, which the client writes.
+    static func base(of channel: any Channel, scheme: String = "http") -> String {
         guard let address = channel.localAddress, let ip = address.ipAddress, let port = address.port else {
-            return "http://127.0.0.1"
+            return "\(scheme)://127.0.0.1"
         }
-        if case .v6 = address { return "http://[\(ip)]:\(port)" }
-        return "http://\(ip):\(port)"
+        if case .v6 = address { return "\(scheme)://[\(ip)]:\(port)" }
+        return "\(scheme)://\(ip):\(port)"
     }
 
     static func body(_ kind: Kind, files: ServedFiles, base: String) -> [UInt8] {

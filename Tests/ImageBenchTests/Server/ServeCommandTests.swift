@@ -53,12 +53,14 @@ extension ChildProcessRuns {
             }
         }
 
-        /// The address `imgbench serve` printed when it began listening.
+        /// The address `imgbench serve` printed when it began listening (`https://` with --tls).
         static func address(of server: BackgroundRun) throws -> String {
             let deadline = Date().addingTimeInterval(60)
             var base: String?
             while Date() < deadline, server.process.isRunning, base == nil {
-                base = server.output.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") && $0.hasSuffix("/") }.map { String($0.dropLast()) }
+                base = server.output.split(separator: " ")
+                    .first { ($0.hasPrefix("http://127.0.0.1:") || $0.hasPrefix("https://127.0.0.1:")) && $0.hasSuffix("/") }
+                    .map { String($0.dropLast()) }
                 Thread.sleep(forTimeInterval: 0.05)
             }
             return try #require(base, "no address in: \(server.output)")
