@@ -82,6 +82,27 @@ extension ChildProcessRuns {
             }
         }
 
+        @Test("--tls --http 2 on the embedded server: a CA made for the run, trusted by its client alone; every request spoke HTTP/2 over TLS, one connection per user")
+        func embeddedOverTLS() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("h2-embedded")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let out = root.appendingPathComponent("results")
+                let run = try Fixtures.imgbench(["--tls", "--http", "2", "--clients", "3", "--rows", "60", "--no-decode", "--cancel", "none",
+                                                 "--network", "loopback", "--out", out.path])
+                #expect(run.status == 0, "\(run.output)")
+                #expect(run.output.contains("https://127.0.0.1:"), "\(run.output)")
+                let summary = try #require(try ResultsDirectory(path: out.path).runs.first)
+                let opened = try #require(summary.value("connections_opened"))
+                #expect(opened >= 1 && opened <= 3 && (summary.value("tls_handshake_p50_ms") ?? 0) > 0, "\(opened) connections")
+                let fetched = try Self.requests(out).filter { $0["source"] == "network" }
+                #expect(fetched.count >= 20 && fetched.allSatisfy { $0["protocol"] == "2" }, "\(fetched.map { $0["protocol"] ?? "?" })")
+                // The recorded plan says --tls, and no path of the run's temporary CA.
+                let json = try String(contentsOf: out.appendingPathComponent("summary.json"), encoding: .utf8)
+                #expect(json.contains("\"tls\"") && !json.contains("imgbench-tls-"))
+            }
+        }
+
         @Test("a fling with --cancel offscreen: over HTTP/2 the user keeps one connection however many transfers it cancels; over HTTP/1.1 each cancel costs one")
         func cancelsAndConnections() async throws {
             try await onOwnThread {
