@@ -18,8 +18,13 @@ protocol LoadContext: Sendable {
 /// network thread, for a transfer's end without a decode), heavy work on a Dispatch queue, and a
 /// backoff is a timer.
 struct CallbackContext: LoadContext {
+    /// A visible row's decode is user-initiated work, as the gcd strategy's workers are: at the
+    /// default QoS Dispatch would serve it after every user-initiated item waiting in the process
+    /// (a test process running other strategies beside it starved it for seconds).
+    private static let heavyWork = DispatchQueue.global(qos: .userInitiated)
+
     func resume(heavy: Bool, _ work: @escaping @Sendable () -> Void) {
-        if heavy { DispatchQueue.global().async(execute: work) } else { work() }
+        if heavy { Self.heavyWork.async(execute: work) } else { work() }
     }
 
     func pause(until deadline: UInt64, on clock: any RunClock, unless token: LoadToken,

@@ -45,11 +45,26 @@ struct ConnectionProtocols: Sendable {
         try channel.pipeline.syncOperations.addHandler(makeRequestHandler(false, handshake))
     }
 
+    /// NIO's defaults answer a client's 200th RST_STREAM within 30 s with GOAWAY (its guard
+    /// against the rapid-reset attack, CVE-2023-44487). A phone flinging a feed over HTTP/2 resets
+    /// a stream for every row that left the screen, about a hundred a second on 3g, so with those
+    /// defaults the server, not the protocol, would cost the user a new connection every few
+    /// seconds. The limit stays (a peer that resets faster than any scroll still loses its
+    /// connection), at a level a fling never reaches: 3,000 resets (and stream errors) in 10 s.
+    static let streamConfiguration: NIOHTTP2Handler.StreamConfiguration = {
+        var configuration = NIOHTTP2Handler.StreamConfiguration()
+        configuration.streamResetFrameRateLimit.maximumCount = 3_000
+        configuration.streamResetFrameRateLimit.windowLength = .seconds(10)
+        configuration.streamErrorRateLimit.maximumCount = 3_000
+        configuration.streamErrorRateLimit.windowLength = .seconds(10)
+        return configuration
+    }()
+
     func configureHTTP2(_ channel: any Channel, handshake: ConnectionHandshake? = nil) throws {
         statistics.http2Connections.add(1, ordering: .relaxed)
         let makeRequestHandler = makeRequestHandler
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+            mode: .server, connectionConfiguration: .init(), streamConfiguration: Self.streamConfiguration
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())

@@ -103,6 +103,23 @@ extension ChildProcessRuns {
             }
         }
 
+        @Test("--tls --http 2 on the embedded server, a 3g fling with --cancel offscreen: hundreds of streams reset, one connection (the server's rapid-reset guard is above a fling's rate)")
+        func embeddedKeepsConnectionThroughResets() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("h2-resets")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let out = root.appendingPathComponent("results")
+                let run = try Fixtures.imgbench(["--tls", "--http", "2", "--network", "3g", "--rows", "800", "--cancel", "offscreen",
+                                                 "--strategies", "events", "--concurrency", "5", "--out", out.path])
+                #expect(run.status == 0, "\(run.output)")
+                let summary = try #require(try ResultsDirectory(path: out.path).runs.first)
+                let cancelled = try #require(summary.value("cancelled_inflight"))
+                // NIO's default guard closed the connection at the 200th reset in 30 s.
+                #expect(cancelled > 200 && summary.value("connections_opened") == 1,
+                        "\(summary.text("connections_opened") ?? "?") connections, \(cancelled) cancelled in flight")
+            }
+        }
+
         @Test("a fling with --cancel offscreen: over HTTP/2 the user keeps one connection however many transfers it cancels; over HTTP/1.1 each cancel costs one")
         func cancelsAndConnections() async throws {
             try await onOwnThread {
