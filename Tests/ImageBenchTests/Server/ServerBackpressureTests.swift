@@ -86,7 +86,7 @@ struct ServerBackpressureTests {
     func sendTimeout() async throws {
         try await onOwnThread {
             var limits = ConnectionLimits(requestTimeout: 60)
-            limits.sendTimeout = 1
+            limits.sendTimeout = 2
             let server = try ImageServer(files: ServedFiles(corpus: Self.corpus), profile: .unshaped, seed: 1, limits: limits)
             defer { server.shutdown() }
             let requests = pipelined(Self.corpus.images.map(\.path))
@@ -95,25 +95,38 @@ struct ServerBackpressureTests {
             let slow = try RawConnection(port: server.port)
             defer { slow.close() }
             var buffer = [UInt8](repeating: 0, count: 128 * 1_024)
-            // 3 s, three send timeouts: the silent peer fills its buffers and stops; the slow
-            // one takes 128 kB every 0.2 s, which is progress each time the server looks.
+            // The slow peer reads 128 kB every 50 ms on a thread of its own, so no pause of the
+            // loop below (a busy CI host's) keeps it from making progress each time the server
+            // looks; a stall of two whole seconds would be needed to close it.
+            let reading = Locked(true)
+            let descriptor = slow.descriptor
+            let reader = Thread {
+                var own = [UInt8](repeating: 0, count: 128 * 1_024)
+                while reading.withLockedValue({ $0 }) {
+                    _ = recv(descriptor, &own, own.count, Int32(MSG_DONTWAIT))
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }
+            reader.start()
+            // 5 s, two and a half send timeouts: the silent peer fills its buffers and stops.
             let start = Date()
             var closedAfter: Double?
-            while Date().timeIntervalSince(start) < 3 {
+            while Date().timeIntervalSince(start) < 5 {
                 // Both ask for more than they read, until the server stops reading them.
                 for _ in 0..<200 where slow.sendWithoutWaiting(requests) > 0 {}
                 var sent = 1
                 for _ in 0..<200 where sent > 0 { sent = silent.sendWithoutWaiting(requests) }
                 if sent < 0, closedAfter == nil { closedAfter = Date().timeIntervalSince(start) }
-                _ = recv(slow.descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
                 Thread.sleep(forTimeInterval: 0.2)
             }
+            reading.withLockedValue { $0 = false }
+            Thread.sleep(forTimeInterval: 0.1)  // the reader's last recv is over
             let image = Self.corpus.images[1]
             #expect(try CurlFetcher().fetch("\(server.baseURL)/\(image.path)", expectedBytes: nil, token: LoadToken()).bytes == image.bytes)
             #expect(server.connectionCounts.sendTimedOut == 1, "\(server.connectionCounts)")
             #expect(server.connectionCounts.timedOut == 0, "the request timeout must not be what closed it")
             // Not before the timeout: it stalls within a few sends, and the sweep looks every 0.5 s.
-            #expect(closedAfter.map { $0 >= 1 } ?? true, "closed after \(closedAfter ?? 0) s")
+            #expect(closedAfter.map { $0 >= 2 } ?? true, "closed after \(closedAfter ?? 0) s")
             #expect(recv(slow.descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0, "the slow reader was closed")
         }
     }
