@@ -60,4 +60,12 @@ final class WireLedger: Sendable {
         }
         return facts
     }
+
+    /// A modelled transfer (`--time virtual`): a connection opened or reused, and its body bytes.
+    func recordModelled(opened: Bool, body: Int) {
+        totals.withLockedValue { totals in
+            totals.bytesReceived &+= max(0, body)
+            if opened { totals.connectionsOpened += 1 } else { totals.connectionsReused += 1 }
+        }
+    }
 }
