@@ -25,6 +25,9 @@ final class ModelledTransport: Transport, @unchecked Sendable {
     private let sizes: [String: Int]
     private let http2: Bool
     private let handshakeNanoseconds: UInt64
+    /// A handshake's round trip (the profile's latency without jitter), and whether TLS adds one.
+    private let roundTrip: UInt64
+    private let tls: Bool
     private let drawsPerPicture: Bool
     private let clock: VirtualClock
     private let link: SharedLink?
@@ -44,6 +47,8 @@ final class ModelledTransport: Transport, @unchecked Sendable {
         self.sizes = sizes
         http2 = http == .http2
         handshakeNanoseconds = UInt64(ConnectionHandshake.milliseconds(profile: profile, tls: tls) * 1e6)
+        roundTrip = UInt64(ConnectionHandshake.milliseconds(profile: profile, tls: false) * 1e6)
+        self.tls = tls
         self.drawsPerPicture = drawsPerPicture
         self.clock = clock
         link = profile.bandwidthBytesPerSecond.map { SharedLink(bytesPerSecond: $0, clock: clock) }
@@ -120,7 +125,8 @@ final class ModelledTransport: Transport, @unchecked Sendable {
         let answeredAt = transfer.answeredAt ?? transfer.startedAt
         var result = FetchResult(bytes: [], size: transfer.size, timeToFirstByte: answeredAt - transfer.startedAt,
                                  transfer: clock.now() - answeredAt)
-        result.connection = ConnectionFacts(protocolVersion: http2 ? "2" : "1.1", opened: transfer.opened)
+        result.connection = ConnectionFacts(protocolVersion: http2 ? "2" : "1.1", opened: transfer.opened,
+                                            connect: transfer.opened ? roundTrip : 0, tlsHandshake: transfer.opened && tls ? roundTrip : 0)
         transfer.end(.success(result))
     }
 
@@ -133,7 +139,7 @@ final class ModelledTransport: Transport, @unchecked Sendable {
     }
 
     private func record(_ transfer: ModelledTransfer) {
-        wire?.recordModelled(opened: transfer.opened, body: transfer.received)
+        wire?.recordModelled(opened: transfer.opened, body: transfer.received, connect: roundTrip, tlsHandshake: tls ? roundTrip : 0)
     }
 }
 

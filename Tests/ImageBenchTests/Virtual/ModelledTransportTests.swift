@@ -40,13 +40,14 @@ struct ModelledTransportTests {
         let result = try #require(try first.withLockedValue { $0 }?.get())
         // 100 ms TCP handshake + 100 ms latency; 4,096 + 4,096 + 1,808 bytes at 100 kB/s.
         #expect(result.timeToFirstByte == 200 * Self.ms && result.transfer == 100 * Self.ms && result.size == 10_000)
-        #expect(result.connection == ConnectionFacts(protocolVersion: "1.1", opened: true))
+        #expect(result.connection == ConnectionFacts(protocolVersion: "1.1", opened: true, connect: 100 * Self.ms))
         let second = Self.fetch(transport)
         clock.sleep(until: 1_000 * Self.ms)
         let again = try #require(try second.withLockedValue { $0 }?.get())
         #expect(again.timeToFirstByte == 100 * Self.ms && again.connection?.opened == false)
         let wire = try #require(transport.wire?.snapshot)
         #expect(wire.connectionsOpened == 1 && wire.connectionsReused == 1 && wire.bytesReceived == 20_000)
+        #expect(wire.connect.count == 1 && wire.tlsHandshake.count == 0)
     }
 
     @Test("a cancel in flight ends the load at once with what arrived; over HTTP/1.1 it costs the connection (TLS: two round trips again), over HTTP/2 it does not")
@@ -55,6 +56,7 @@ struct ModelledTransportTests {
             let clock = VirtualClock(start: 0)
             let transport = try Self.transport(http: http, tls: true, clock: clock)
             let token = LoadToken()
+            _ = token.begin()  // running, as the pipeline marks a load before it fetches
             let cut = Self.fetch(transport, token: token)
             // TLS: 200 ms of handshake, 100 ms latency; one chunk in by 341 ms.
             clock.sleep(until: 341 * Self.ms)

@@ -8,7 +8,7 @@ struct VirtualClockTests {
     func ordering() {
         let clock = VirtualClock(start: 1_000)
         let seen = Locked<[String]>([])
-        func note(_ name: String) -> @Sendable () -> Void { { seen.withLockedValue { $0.append("\(name)@\(clock.now())") } } }
+        @Sendable func note(_ name: String) -> @Sendable () -> Void { { seen.withLockedValue { $0.append("\(name)@\(clock.now())") } } }
         clock.schedule(at: 1_300, note("c"))
         clock.schedule(at: 1_100, note("a"))
         let dropped = clock.schedule(at: 1_200, note("dropped"))
