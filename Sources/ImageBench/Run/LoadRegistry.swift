@@ -132,17 +132,11 @@ final class LoadRegistry {
 
     /// Cancels whatever is still loading, without waiting (a user of a crowd whose run is over
     /// while the others go on).
-    /// Queued loads go first: a transport that ends a cancelled transfer at once (the model of
-    /// `--time virtual`) would otherwise hand its slot to a queued load that then sends a request
-    /// the run no longer wants. In the order the loads began, so that a run's end does the same
-    /// thing every time (a dictionary's order changes with each process).
+    /// In the order the loads began: a transport that ends a cancelled transfer at once (the
+    /// model of `--time virtual`) hands the freed slot to a queued load before the loop reaches
+    /// it, so the order decides what a run's end sends, and a dictionary's changes per process.
     func cancelAll() {
-        let ordered = loads.sorted { $0.key < $1.key }.map(\.value)
-        for load in ordered where load.job.token.state == .queued {
-            _ = load.job.token.cancel()
-            scheduler.cancel(load.job)
-        }
-        for load in ordered {
+        for load in loads.sorted(by: { $0.key < $1.key }).map(\.value) {
             _ = load.job.token.cancel()
             scheduler.cancel(load.job)
         }
