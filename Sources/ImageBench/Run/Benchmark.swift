@@ -124,15 +124,17 @@ public enum Benchmark {
             if stop?.isRequested == true { return stopped(plan) }
             // `--tls`: a CA and a server certificate made for this run; the run's client trusts
             // that CA alone (the recorded plan keeps no path: the files go with the run).
-            if settings.tls == true { certificates = try RunCertificates() }
-            let embedded = try ImageServer(files: ServedFiles(corpora: corpora), profile: settings.injection.applied(to: settings.network),
-                                           seed: settings.seed, faults: settings.faults, drawsPerPicture: plan.formats != [.mixed],
-                                           tls: certificates?.identity)
+            if settings.tls == true && !settings.isVirtual { certificates = try RunCertificates() }
+            let embedded = settings.isVirtual ? nil  // --time virtual: no server; the model answers
+                : try ImageServer(files: ServedFiles(corpora: corpora), profile: settings.injection.applied(to: settings.network),
+                                  seed: settings.seed, faults: settings.faults, drawsPerPicture: plan.formats != [.mixed],
+                                  tls: certificates?.identity)
             trustedCA = certificates?.caFile
+            let baseURL = embedded?.baseURL ?? virtualBaseURL
             for (format, corpus) in zip(plan.formats, corpora) {
-                observer?.preparing("serving \(corpus.images.count) \(format) images (\(corpus.totalBytes / 1024) kB) at "
-                                    + "\(embedded.baseURL), network \(settings.network)")
-                prepared.byFormat[format] = makeWorkload(settings: settings, corpus: corpus, baseURL: embedded.baseURL)
+                observer?.preparing("\(embedded == nil ? "modelling" : "serving") \(corpus.images.count) \(format) images "
+                                    + "(\(corpus.totalBytes / 1024) kB) at \(baseURL), network \(settings.network)")
+                prepared.byFormat[format] = makeWorkload(settings: settings, corpus: corpus, baseURL: baseURL)
             }
             (prepared.corpusImages, prepared.corpusBytes) = (corpora[0].images.count, corpora[0].totalBytes)
             server = embedded
@@ -172,7 +174,7 @@ public enum Benchmark {
             defer { runIndex += 1 }
             let shared = prepared.workload(cell.format)
             let cellWorkload = cell.trace > 0 ? shared.session(cell.trace, ofClient: 0, settings: runPlan.settings) : shared
-            if cell.repetition > 0 && runPlan.warmupSeconds > 0 {
+            if cell.repetition > 0 && runPlan.warmupSeconds > 0 && !runPlan.settings.isVirtual {
                 server?.restartFaultDraws()
                 warmUp(cell, seconds: runPlan.warmupSeconds, workload: cellWorkload, settings: runPlan.settings(for: cell), stop: stop, observer: observer)
                 if stop?.isRequested == true { return nil }
@@ -214,6 +216,7 @@ public enum Benchmark {
     static func runCell(_ cell: RunCell, workload: Workload, settings: RunSettings, diskCache: DiskCache? = nil,
                         frames: Int? = nil, stop: StopRequest?, observer: (any BenchmarkObserver)?,
                         live: (any LiveObserver)? = nil) -> RunResult {
+        if settings.isVirtual { return runVirtualCell(cell, workload: workload.prefix(frames: frames), settings: settings, stop: stop, observer: observer) }
         if settings.clients == 1 && settings.load == nil {
             let run = ScrollRun(workload: workload.prefix(frames: frames), settings: settings, cell: cell, diskCache: diskCache, stop: stop,
                                 live: live)

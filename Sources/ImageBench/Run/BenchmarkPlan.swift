@@ -120,6 +120,7 @@ extension BenchmarkPlan {
         let versions = variations.first { $0.dimension.rawValue == "http" }?.values ?? [s.fetchLimits.httpVersion.rawValue]
         try check(!versions.contains(HTTPVersion.http2.rawValue) || transports == [TransportKind.multi.rawValue],
                   "--http 2 needs --transport multi (a blocking transport's workers each hold an easy handle, and those cannot share a connection)")
+        try validateVirtualTime()
         try check(s.tls != true || s.source == .embedded,
                   "--tls serves the embedded server over HTTPS; for a --source, give its https:// URL (and --ca-file for a CA of your own)")
         try check(!concurrencies.isEmpty, "--concurrency needs at least one value")

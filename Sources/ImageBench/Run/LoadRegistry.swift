@@ -132,8 +132,11 @@ final class LoadRegistry {
 
     /// Cancels whatever is still loading, without waiting (a user of a crowd whose run is over
     /// while the others go on).
+    /// In the order the loads began: a transport that ends a cancelled transfer at once (the
+    /// model of `--time virtual`) hands the freed slot to a queued load before the loop reaches
+    /// it, so the order decides what a run's end sends, and a dictionary's changes per process.
     func cancelAll() {
-        for load in loads.values {
+        for load in loads.sorted(by: { $0.key < $1.key }).map(\.value) {
             _ = load.job.token.cancel()
             scheduler.cancel(load.job)
         }

@@ -69,6 +69,8 @@ public struct RunSettings: Sendable, Equatable, Codable {
     /// `--tls`: the embedded server answers over HTTPS, with a CA made for the run that the
     /// client alone trusts; nil or false: clear text, as before 0.8.
     var tls: Bool?
+    /// `--time`: nil or real, the real clock; virtual, a virtual clock and a modelled network.
+    var time: RunTime?
     /// Faults the embedded server injects (`--faults`).
     var faults = ServerFaults.none
     /// Retries of failed fetches (`--retries`).

@@ -60,4 +60,16 @@ final class WireLedger: Sendable {
         }
         return facts
     }
+
+    /// A modelled transfer (`--time virtual`): a connection opened (with its modelled TCP and
+    /// TLS handshakes, ns; 0: clear text) or reused, and its body bytes.
+    func recordModelled(opened: Bool, body: Int, connect: UInt64, tlsHandshake: UInt64) {
+        totals.withLockedValue { totals in
+            totals.bytesReceived &+= max(0, body)
+            guard opened else { return totals.connectionsReused += 1 }
+            totals.connectionsOpened += 1
+            totals.connect.record(nanoseconds: connect)
+            if tlsHandshake > 0 { totals.tlsHandshake.record(nanoseconds: tlsHandshake) }
+        }
+    }
 }

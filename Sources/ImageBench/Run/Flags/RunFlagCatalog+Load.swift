@@ -137,6 +137,12 @@ extension RunFlag {
                     target.plan.budget = Budget(seconds: try FlagRanges.check(seconds, in: FlagRanges.budgetSeconds, "--budget"))
                 },
                 words: { plan in plan.budget.map { ["--budget", Format.compact($0.seconds) + "s"] } ?? [] }),
+        RunFlag("time", group: .measurement,
+                help: "real, or virtual: the run loop, policies, caches and the events strategy's queueing on a virtual clock, the network modelled as the embedded server shapes it, every frame exactly one frame long: the same seed writes the same summary.csv, in a fraction of the trace's time. So far one user, --no-decode, --strategies events.",
+                default: RunTime.real.rawValue, completion: .values(RunTime.allCases.map(\.rawValue)),
+                apply: { text, target throws(PlanError) in if let text { target.plan.settings.time = try named(text, "--time") as RunTime } },
+                // Said only when virtual: plans recorded before --time are real ones.
+                words: { plan in plan.settings.isVirtual ? ["--time", RunTime.virtual.rawValue] : [] }),
         RunFlag("max-error-rate", value: "rate", group: .measurement,
                 help: "Do not rank a cell whose HTTP requests failed more often than this, e.g. 1% or 0.01 (0% to 100%): its numbers measured the errors, not the images. With --faults, the default is 1% above the faults' total.",
                 range: "(0% to 100%)", default: "1%",

@@ -1,0 +1,57 @@
+/// `--time`: a run on the real clock, with real sockets and decoders, or on a virtual clock with
+/// the network modelled (`ModelledTransport`): the same run loop, request book, registry,
+/// policies, caches, merging, prefetch and strategy queueing, every frame exactly one frame long.
+enum RunTime: String, Sendable, Codable, CaseIterable {
+    case real
+    case virtual
+}
+
+/// The base of every URL of a virtual run: no server answers it, the model does.
+let virtualBaseURL = "http://virtual.invalid"
+
+extension RunSettings {
+    var isVirtual: Bool { time == .virtual }
+}
+
+extension Benchmark {
+    /// One virtual-time run of a cell: a fresh virtual clock and a modelled network for the
+    /// user, the body sizes from the workload (the embedded corpus's). What the host measures
+    /// (CPU, peak memory) is no part of a virtual run: it is written as 0, so that two runs of
+    /// the same plan write the same summary.csv.
+    static func runVirtualCell(_ cell: RunCell, workload: Workload, settings: RunSettings, stop: StopRequest?,
+                               observer: (any BenchmarkObserver)?) -> RunResult {
+        let clock = VirtualClock()
+        let sizes = Dictionary(workload.images.map { ($0.url, $0.expectedBytes ?? 0) }, uniquingKeysWith: { first, _ in first })
+        let transport = ModelledTransport(profile: settings.injection.applied(to: settings.network), seed: settings.seed, sizes: sizes,
+                                          http: settings.fetchLimits.httpVersion, tls: settings.tls == true,
+                                          drawsPerPicture: cell.format != .mixed, clock: clock)
+        let run = ScrollRun(workload: workload, settings: settings, cell: cell, transport: transport, stop: stop, clock: clock)
+        var result = run.run { progress in observer?.runProgress(cell, progress) }
+        (result.summary.cpuUserS, result.summary.cpuSysS, result.summary.peakRssMb) = (0, 0, 0)
+        return result
+    }
+}
+
+extension BenchmarkPlan {
+    /// What a virtual run models so far; the rest is refused in one line rather than run on
+    /// the real clock's assumptions.
+    func validateVirtualTime() throws(PlanError) {
+        let s = settings
+        guard s.isVirtual else { return }
+        func check(_ holds: Bool, _ message: String) throws(PlanError) {
+            if !holds { throw PlanError("--time virtual: \(message)") }
+        }
+        try check(s.source == .embedded, "the network is modelled on the embedded server's shaping; a --source is real by nature")
+        try check(!s.decodes, "decode and filter costs are not modelled yet: add --no-decode")
+        try check(s.clients == 1 && s.load == nil && s.shard == nil, "one user only, so far (no --clients, load model or --shard)")
+        try check(strategies == [.events], "only the events strategy's queueing is modelled: --strategies events")
+        try check(s.faults.isEmpty, "--faults are not modelled")
+        try check(s.diskCacheDirectory == nil, "a --disk-cache is not modelled")
+        try check(s.resume != true && s.progressive != true, "--resume and --progressive are not modelled")
+        try check(s.injection == .none, "--inject slows real stages; a virtual run has none")
+        try check(budget == nil, "a --budget races real runs' noise; a virtual run has none (use --repeat 1)")
+        // The server draws a delay per picture whenever --formats names any; one format keeps
+        // the model's draw the same.
+        try check(formats.count == 1, "one --formats value at a time, so far")
+    }
+}
