@@ -56,17 +56,19 @@ struct CancellationTests {
         defer { transport.shutdown() }
         let token = LoadToken()
         #expect(token.begin())
-        let fetch = Task {
-            try await transport.fetchAsync("\(server.baseURL)/\(corpus.images[0].path)", expectedBytes: nil, token: token)
+        // Started on the transport directly (its loop thread connects), not from a Task: under
+        // the whole suite a Task waited more than 120 s for a cooperative thread.
+        let answer = Locked<Result<FetchResult, FetchError>?>(nil)
+        transport.start(FetchRequest(url: "\(server.baseURL)/\(corpus.images[0].path)", token: token)) { result in
+            answer.withLockedValue { $0 = result }
         }
-        // Cancelled once the server holds the request (its connection is open), not after a guessed
-        // time. The deadline is long: under the whole suite the fetch's task can wait a long time
-        // for a cooperative thread before it even connects.
+        // Cancelled once the server holds the request (its connection is open), not after a guessed time.
         #expect(try await waitUntil(deadline: 120) { server.connectionCounts.open >= 1 }, "\(server.connectionCounts)")
         #expect(token.cancel() == .inFlight)
-        let result = await fetch.result
-        guard case .failure(let error) = result, case .cancelled(let received, _) = error as? FetchError else {
-            Issue.record("expected a cancelled fetch, got \(result)")
+        #expect(try await waitUntil(deadline: 60) { answer.withLockedValue { $0 } != nil })
+        let result = answer.withLockedValue { $0 }
+        guard case .failure(let error)? = result, case .cancelled(let received, _) = error else {
+            Issue.record("expected a cancelled fetch, got \(String(describing: result))")
             return
         }
         #expect(received == 0)
