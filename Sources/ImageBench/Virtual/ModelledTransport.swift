@@ -143,7 +143,8 @@ final class ModelledTransport: Transport, @unchecked Sendable {
     }
 }
 
-/// One request in the model: where it is, and its completion, called once.
+/// One request in the model: where it is, and its completion, called once. `@unchecked
+/// Sendable` for the clock's closures: like its transport, it is touched on the run loop's thread only.
 private final class ModelledTransfer: @unchecked Sendable {
     let request: FetchRequest
     let startedAt: UInt64
