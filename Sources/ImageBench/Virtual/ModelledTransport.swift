@@ -24,7 +24,6 @@ final class ModelledTransport: Transport, @unchecked Sendable {
     private let seed: UInt64
     private let sizes: [String: Int]
     private let http2: Bool
-    private let handshakeNanoseconds: UInt64
     /// A handshake's round trip (the profile's latency without jitter), and whether TLS adds one.
     private let roundTrip: UInt64
     private let tls: Bool
@@ -46,7 +45,6 @@ final class ModelledTransport: Transport, @unchecked Sendable {
         self.seed = seed
         self.sizes = sizes
         http2 = http == .http2
-        handshakeNanoseconds = UInt64(ConnectionHandshake.milliseconds(profile: profile, tls: tls) * 1e6)
         roundTrip = UInt64(ConnectionHandshake.milliseconds(profile: profile, tls: false) * 1e6)
         self.tls = tls
         self.drawsPerPicture = drawsPerPicture
@@ -55,7 +53,7 @@ final class ModelledTransport: Transport, @unchecked Sendable {
     }
 
     func start(_ request: FetchRequest, completion: @escaping FetchCompletion) {
-        let transfer = ModelledTransfer(request: request, startedAt: clock.now(), completion: completion)
+        let transfer = ModelledTransfer(startedAt: clock.now(), completion: completion)
         guard !request.token.isCancelled else { return transfer.end(.failure(.cancelled(received: 0))) }
         let path = URLComponents(string: request.url)?.path ?? request.url
         guard let size = sizes[request.url] else {
@@ -74,6 +72,9 @@ final class ModelledTransport: Transport, @unchecked Sendable {
     func shutdown() {}
 
     // MARK: - the model
+
+    /// A new connection's handshakes before its first answer: TCP's round trip, and TLS's.
+    private var handshakeNanoseconds: UInt64 { tls ? 2 * roundTrip : roundTrip }
 
     /// True when the load opens a connection of its own.
     private func takeConnection() -> Bool {
@@ -146,7 +147,6 @@ final class ModelledTransport: Transport, @unchecked Sendable {
 /// One request in the model: where it is, and its completion, called once. `@unchecked
 /// Sendable` for the clock's closures: like its transport, it is touched on the run loop's thread only.
 private final class ModelledTransfer: @unchecked Sendable {
-    let request: FetchRequest
     let startedAt: UInt64
     private let completion: FetchCompletion
     var size = 0
@@ -157,8 +157,7 @@ private final class ModelledTransfer: @unchecked Sendable {
     var pending: UInt64?
     private(set) var ended = false
 
-    init(request: FetchRequest, startedAt: UInt64, completion: @escaping FetchCompletion) {
-        self.request = request
+    init(startedAt: UInt64, completion: @escaping FetchCompletion) {
         self.startedAt = startedAt
         self.completion = completion
     }
