@@ -81,7 +81,6 @@ struct EndToEndTests {
         let results = try await Self.run(rows: 120)
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Reports.write(results, to: directory)
         let script = """
         import csv, json, sys
         d = sys.argv[1]
@@ -94,7 +93,11 @@ struct EndToEndTests {
                           'strategy': summary[0]['strategy'], 'concurrency': summary[0]['concurrency'],
                           'sources': sorted(set(r['source'] for r in requests))}))
         """
-        let output = try runPython(script, arguments: [directory.path])
+        // Writing the reports and waiting for python3 block: on a thread of their own, not a cooperative one.
+        let output = try await onOwnThread {
+            try Reports.write(results, to: directory)
+            return try runPython(script, arguments: [directory.path])
+        }
         let parsed = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         let designColumns = [
             "strategy", "concurrency", "repeat", "rows", "requests", "memory_hits", "disk_hits", "network_fetches",
