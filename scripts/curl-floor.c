@@ -1,0 +1,298 @@
+/*
+ * curl-floor.c: what libcurl alone costs per HTTP request, with imgbench's loop design and none
+ * of its pipeline, so scripts/user-cost can show imgbench's users between wrk and libcurl's floor.
+ *
+ * Usage: curl-floor USERS PER_USER SECONDS URLFILE     (URLFILE: one full URL per line)
+ *
+ * USERS multi handles (one per simulated user, each with a connection cache of its own, as
+ * imgbench's users), each keeping PER_USER transfers in flight, HTTP/1.1 keep-alive, cycling the
+ * URL list; one thread, one epoll set, curl_multi_socket_action (curl's hiperfifo shape, as
+ * Sources/CShims/curl_loop.c). Easy handles are reused with imgbench's options for discarded
+ * bodies (64 kB buffer, TCP_NODELAY, NOSIGNAL, no proxy). It runs flat out, where imgbench's users
+ * scroll: only the CPU per request compares. Prints one line:
+ *   requests=N bytes=B cpu_user=U cpu_sys=S cpu_per_1000=X errors=E
+ *
+ * Build: gcc -O2 -o curl-floor curl-floor.c -lcurl
+ */
+#define _GNU_SOURCE
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct user {
+  CURLM *multi;
+  int idx;
+  int64_t deadline_ms;   /* -1: no timer */
+  int next_url;
+  int touched;
+};
+
+/* socketp stored via curl_multi_assign */
+struct sockctx {
+  struct user *u;
+  int registered;        /* added to epoll set */
+};
+
+static int epfd;
+static char **urls;
+static int nurls;
+
+static int64_t now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t discard_cb(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+  (void)ptr; (void)ud;
+  return size * nmemb;
+}
+
+static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
+{
+  struct user *u = userp;
+  struct sockctx *sc = socketp;
+  (void)e;
+
+  if(what == CURL_POLL_REMOVE) {
+    if(sc) {
+      if(sc->registered)
+        epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL); /* may be EBADF if closed */
+      free(sc);
+    }
+    return 0;
+  }
+
+  if(!sc) {
+    sc = calloc(1, sizeof(*sc));
+    if(!sc) { perror("calloc"); exit(1); }
+    sc->u = u;
+    if(curl_multi_assign(u->multi, s, sc) != CURLM_OK) {
+      fprintf(stderr, "curl_multi_assign failed\n");
+      exit(1);
+    }
+  }
+
+  struct epoll_event ev;
+  memset(&ev, 0, sizeof(ev));
+  if(what & CURL_POLL_IN)  ev.events |= EPOLLIN;
+  if(what & CURL_POLL_OUT) ev.events |= EPOLLOUT;
+  ev.data.u64 = ((uint64_t)(uint32_t)u->idx << 32) | (uint32_t)s;
+
+  int op = sc->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  if(epoll_ctl(epfd, op, s, &ev) < 0) {
+    /* fall back if our bookkeeping disagrees with the kernel */
+    if(op == EPOLL_CTL_ADD && errno == EEXIST)
+      op = EPOLL_CTL_MOD;
+    else if(op == EPOLL_CTL_MOD && errno == ENOENT)
+      op = EPOLL_CTL_ADD;
+    else { perror("epoll_ctl"); exit(1); }
+    if(epoll_ctl(epfd, op, s, &ev) < 0) { perror("epoll_ctl retry"); exit(1); }
+  }
+  sc->registered = 1;
+  return 0;
+}
+
+static int timer_cb(CURLM *m, long timeout_ms, void *userp)
+{
+  struct user *u = userp;
+  (void)m;
+  u->deadline_ms = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+  return 0;
+}
+
+static void set_next_url(struct user *u, CURL *e)
+{
+  curl_easy_setopt(e, CURLOPT_URL, urls[u->next_url]);
+  u->next_url = (u->next_url + 1) % nurls;
+}
+
+static double tv_sec(struct timeval tv)
+{
+  return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+  if(argc != 5) {
+    fprintf(stderr, "usage: %s USERS PER_USER SECONDS URLFILE\n", argv[0]);
+    return 2;
+  }
+  int nusers = atoi(argv[1]);
+  int per_user = atoi(argv[2]);
+  double seconds = atof(argv[3]);
+  if(nusers <= 0 || per_user <= 0 || seconds <= 0) {
+    fprintf(stderr, "bad arguments\n");
+    return 2;
+  }
+
+  /* read URL list */
+  FILE *f = fopen(argv[4], "r");
+  if(!f) { perror(argv[4]); return 1; }
+  char line[4096];
+  int cap = 0;
+  while(fgets(line, sizeof(line), f)) {
+    size_t n = strcspn(line, "\r\n");
+    line[n] = 0;
+    if(!n) continue;
+    if(nurls == cap) {
+      cap = cap ? cap * 2 : 256;
+      urls = realloc(urls, cap * sizeof(*urls));
+      if(!urls) { perror("realloc"); return 1; }
+    }
+    urls[nurls++] = strdup(line);
+  }
+  fclose(f);
+  if(!nurls) { fprintf(stderr, "no URLs in %s\n", argv[4]); return 1; }
+
+  if(curl_global_init(CURL_GLOBAL_DEFAULT)) { fprintf(stderr, "curl_global_init failed\n"); return 1; }
+  epfd = epoll_create1(EPOLL_CLOEXEC);
+  if(epfd < 0) { perror("epoll_create1"); return 1; }
+
+  struct user *users = calloc(nusers, sizeof(*users));
+  CURL **easies = calloc((size_t)nusers * per_user, sizeof(*easies));
+  int *touched = calloc(nusers, sizeof(*touched));
+  if(!users || !easies || !touched) { perror("calloc"); return 1; }
+
+  for(int i = 0; i < nusers; i++) {
+    struct user *u = &users[i];
+    u->idx = i;
+    u->deadline_ms = -1;
+    u->next_url = (int)(((long long)i * 7) % nurls);
+    u->multi = curl_multi_init();
+    curl_multi_setopt(u->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+    curl_multi_setopt(u->multi, CURLMOPT_SOCKETDATA, u);
+    curl_multi_setopt(u->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+    curl_multi_setopt(u->multi, CURLMOPT_TIMERDATA, u);
+    for(int j = 0; j < per_user; j++) {
+      CURL *e = curl_easy_init();
+      if(!e) { fprintf(stderr, "curl_easy_init failed\n"); return 1; }
+      curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard_cb);
+      curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 65536L);
+      curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+      curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+      curl_easy_setopt(e, CURLOPT_PROXY, "");
+      curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+      curl_easy_setopt(e, CURLOPT_PRIVATE, (void *)u);
+      easies[(size_t)i * per_user + j] = e;
+    }
+  }
+
+  long long requests = 0, errors = 0;
+  long long bytes = 0;
+  int running;
+  struct epoll_event evs[512];
+
+  /* ---- timed part ---- */
+  struct rusage ru0, ru1;
+  getrusage(RUSAGE_SELF, &ru0);
+  int64_t t0 = now_ms();
+  int64_t t_end = t0 + (int64_t)(seconds * 1000.0);
+
+  for(int i = 0; i < nusers; i++)
+    for(int j = 0; j < per_user; j++) {
+      CURL *e = easies[(size_t)i * per_user + j];
+      set_next_url(&users[i], e);
+      curl_multi_add_handle(users[i].multi, e);
+    }
+
+  for(;;) {
+    int64_t now = now_ms();
+    if(now >= t_end)
+      break;
+
+    int64_t wait = t_end - now;
+    for(int i = 0; i < nusers; i++) {
+      int64_t d = users[i].deadline_ms;
+      if(d >= 0 && d - now < wait)
+        wait = d - now;
+    }
+    if(wait < 0)
+      wait = 0;
+
+    int ntouched = 0;
+    int n = epoll_wait(epfd, evs, sizeof(evs) / sizeof(evs[0]), (int)wait);
+    if(n < 0) {
+      if(errno == EINTR) continue;
+      perror("epoll_wait");
+      return 1;
+    }
+    for(int k = 0; k < n; k++) {
+      struct user *u = &users[evs[k].data.u64 >> 32];
+      curl_socket_t s = (curl_socket_t)(uint32_t)evs[k].data.u64;
+      int fl = 0;
+      if(evs[k].events & (EPOLLIN | EPOLLHUP)) fl |= CURL_CSELECT_IN;
+      if(evs[k].events & EPOLLOUT) fl |= CURL_CSELECT_OUT;
+      if(evs[k].events & EPOLLERR) fl |= CURL_CSELECT_ERR;
+      curl_multi_socket_action(u->multi, s, fl, &running);
+      if(!u->touched) { u->touched = 1; touched[ntouched++] = u->idx; }
+    }
+
+    /* expired timers */
+    now = now_ms();
+    for(int i = 0; i < nusers; i++) {
+      struct user *u = &users[i];
+      if(u->deadline_ms >= 0 && u->deadline_ms <= now) {
+        u->deadline_ms = -1;   /* callback may set a new one */
+        curl_multi_socket_action(u->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        if(!u->touched) { u->touched = 1; touched[ntouched++] = i; }
+      }
+    }
+
+    /* completed transfers: count, then reuse handle for next URL */
+    for(int t = 0; t < ntouched; t++) {
+      struct user *u = &users[touched[t]];
+      u->touched = 0;
+      CURLMsg *msg;
+      int left;
+      while((msg = curl_multi_info_read(u->multi, &left))) {
+        if(msg->msg != CURLMSG_DONE)
+          continue;
+        CURL *e = msg->easy_handle;
+        CURLcode rc = msg->data.result;   /* read before removing */
+        long code = 0;
+        curl_off_t dl = 0;
+        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &dl);
+        if(rc == CURLE_OK && code == 200) {
+          requests++;
+          bytes += dl;
+        }
+        else {
+          errors++;
+          if(errors <= 5)
+            fprintf(stderr, "error: curl=%d (%s) http=%ld\n",
+                    (int)rc, curl_easy_strerror(rc), code);
+        }
+        curl_multi_remove_handle(u->multi, e);
+        set_next_url(u, e);
+        curl_multi_add_handle(u->multi, e);
+      }
+    }
+  }
+
+  getrusage(RUSAGE_SELF, &ru1);
+  int64_t t1 = now_ms();
+  /* ---- end of timed part ---- */
+
+  double cu = tv_sec(ru1.ru_utime) - tv_sec(ru0.ru_utime);
+  double cs = tv_sec(ru1.ru_stime) - tv_sec(ru0.ru_stime);
+  double per1000 = requests ? (cu + cs) * 1000.0 / requests : 0.0;
+  printf("requests=%lld bytes=%lld cpu_user=%.3f cpu_sys=%.3f cpu_per_1000=%.4f errors=%lld\n",
+         requests, bytes, cu, cs, per1000, errors);
+  fprintf(stderr, "wall=%.3fs req/s=%.0f\n", (t1 - t0) / 1000.0,
+          requests / ((t1 - t0) / 1000.0));
+  fflush(stdout);
+
+  /* In-flight transfers are abandoned: the process ends here. */
+  return 0;
+}
