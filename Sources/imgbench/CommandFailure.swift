@@ -66,6 +66,14 @@ extension CommandFailure {
         }
         print("configurations differ (allowed): \(list)")
     }
+
+    /// A virtual run's figures are a model's: they never share a comparison with measurements,
+    /// --allow-config-change or not (exit 2).
+    static func requireSameTime(_ a: BenchmarkPlan, _ b: BenchmarkPlan, of what: String) throws {
+        guard a.settings.isVirtual != b.settings.isVirtual else { return }
+        throw CommandFailure("one of the two \(what) ran in virtual time and the other on the real clock: a model's figures are "
+                             + "never compared with measurements, not even with --allow-config-change; run both the same way")
+    }
 }
 
 extension RecordedPlan {

@@ -35,6 +35,7 @@ struct CompareCommand: ParsableCommand {
         // Like with like: the same trace and server, cell by cell. Settings a user varies on purpose
         // (--cancel, --prefetch, …) are what the comparison is about: named first, not refused.
         if let basePlan = try? RecordedPlan.read(base), let newPlan = try? RecordedPlan.read(new) {
+            try CommandFailure.requireSameTime(basePlan, newPlan, of: "directories")
             let pairing = PlanPairing(base: basePlan, new: newPlan)
             if !pairing.unpaired.isEmpty && !allowConfigChange {
                 throw CommandFailure("the two directories did not scroll the same trace on the same server (\(pairing.unpaired.joined(separator: "; "))), "

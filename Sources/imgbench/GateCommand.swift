@@ -165,14 +165,12 @@ struct GateCommand: ParsableCommand {
     /// make of the baseline's; in A/B mode both sides are compared with each other.
     private func checkLikeWithLike(base basePlan: BenchmarkPlan?, a: GateRunner.Side, b: GateRunner.Side) throws {
         let differences: [String]
+        let plans: (BenchmarkPlan, BenchmarkPlan)
         do {
             let base = try basePlan ?? RecordedPlan.read(baseline)
             let side = { (side: GateRunner.Side) in try RunCommand.plan(arguments: RunArguments(base).words + side.extraArguments) }
-            if let current {
-                differences = base.configurationDifferences(from: try RecordedPlan.read(current))
-            } else {
-                differences = try (ab ? side(a) : base).configurationDifferences(from: try side(b))
-            }
+            plans = try current.map { (base, try RecordedPlan.read($0)) } ?? ((ab ? side(a) : base), try side(b))
+            differences = plans.0.configurationDifferences(from: plans.1)
         } catch {
             guard allowConfigChange else {
                 throw CommandFailure("cannot check that both sides ran the same configuration (\(CommandFailure.reason(error))); "
@@ -180,6 +178,7 @@ struct GateCommand: ParsableCommand {
             }
             return print("imgbench gate: configurations not checked: \(CommandFailure.reason(error))")
         }
+        try CommandFailure.requireSameTime(plans.0, plans.1, of: "sides")
         try CommandFailure.requireSameConfiguration(differences, of: "sides", allowed: allowConfigChange)
     }
 

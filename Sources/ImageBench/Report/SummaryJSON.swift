@@ -41,6 +41,9 @@ public struct SummaryJSON: ReportWriter {
             // the same for people and scripts, flattened.
             "plan": try results.plan.jsonObject(),
             "started_at": ISO8601DateFormatter().string(from: results.startedAt),
+            // Said at the top as well as in the plan: a virtual run's figures are the model's, and
+            // a tool reading them must not take them for measurements.
+            "time": (settings.time ?? .real).rawValue,
             "configuration": [
                 "rows": settings.rows, "fps": settings.fps, "seed": settings.seed, "scroll": settings.scroll.rawValue,
                 "network": [

@@ -96,6 +96,10 @@ public struct RunOptions: Sendable {
         if let plan = try? plan(), LoadTestDefaults.apply(self, clients: plan.settings.clients, decodes: plan.settings.decodes) {
             notes.append(LoadTestDefaults.note)
         }
+        if (try? plan())?.settings.isVirtual == true {
+            notes.append("--time virtual: the network is modelled and every frame lasts one frame, on a virtual clock; no socket opens, "
+                         + "and two runs of the same flags write the same summary.csv")
+        }
         if self["strategies"] == "all", self["transport"] != TransportKind.multi.rawValue {
             notes.append("--strategies all: events left out (it needs --transport multi: it has no thread to block on a download)")
         }

@@ -67,7 +67,8 @@ enum FewRests {
             rows.settings.rows = min(FlagRanges.rows.upperBound, max(3_000, rows.settings.rows * 2))
             options.append(RunArguments.shellCommand(rows))
         }
-        if oneUser {
+        // A virtual run has no noise to race, and refuses --budget.
+        if oneUser && !longer.settings.isVirtual {
             longer.repeats = 1
             longer.budget = Budget(seconds: 300)
             options.append(RunArguments.shellCommand(longer))

@@ -10,7 +10,7 @@ enum RunTime: String, Sendable, Codable, CaseIterable {
 let virtualBaseURL = "http://virtual.invalid"
 
 extension RunSettings {
-    var isVirtual: Bool { time == .virtual }
+    public var isVirtual: Bool { time == .virtual }
 }
 
 extension Benchmark {

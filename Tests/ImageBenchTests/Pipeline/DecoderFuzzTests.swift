@@ -82,7 +82,11 @@ struct DecoderFuzzTests {
     }
 
     @Test("mutated images of every format decode to an image or a typed error, never a crash")
-    func mutations() throws {
+    func mutations() async throws {
+        try await onOwnThread { try Self.mutationsBlocking() }
+    }
+
+    static func mutationsBlocking() throws {
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["IMGBENCH_FUZZ_SECONDS"].flatMap(Double.init)
         let iterations = seconds == nil ? 2_000 : Int.max

@@ -36,7 +36,11 @@ struct ProgressiveTests {
     }
 
     @Test("offloaded (the multi transport's network thread must not decode), previews come from a queue, one at a time, in scan order")
-    func offloaded() throws {
+    func offloaded() async throws {
+        try await onOwnThread { try Self.offloadedBlocking() }
+    }
+
+    static func offloadedBlocking() throws {
         let image = try Self.image(progressive: true)
         let previews = Self.previews(of: image.bytes, offload: true)
         let scans = image.bytes.withUnsafeBufferPointer(JPEGPreview.completeScans)
@@ -49,7 +53,11 @@ struct ProgressiveTests {
     }
 
     @Test("the first preview is a real partial decode: unlike the final image and the placeholder, closer to the image")
-    func firstPreviewIsPartial() throws {
+    func firstPreviewIsPartial() async throws {
+        try await onOwnThread { try Self.firstPreviewIsPartialBlocking() }
+    }
+
+    static func firstPreviewIsPartialBlocking() throws {
         let image = try Self.image(progressive: true)
         let previews = Self.previews(of: image.bytes)
         let first = try #require(previews.first)
@@ -70,7 +78,11 @@ struct ProgressiveTests {
     }
 
     @Test("a baseline JPEG, a PNG and a damaged progressive file get no preview")
-    func noPreview() throws {
+    func noPreview() async throws {
+        try await onOwnThread { try Self.noPreviewBlocking() }
+    }
+
+    static func noPreviewBlocking() throws {
         #expect(Self.previews(of: try Self.image(progressive: false).bytes).isEmpty)
         let png = try #require(Self.corpus.images.first { $0.format == .png })
         #expect(Self.previews(of: png.bytes).isEmpty)

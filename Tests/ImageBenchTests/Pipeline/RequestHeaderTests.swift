@@ -24,7 +24,11 @@ struct RequestHeaderTests {
     }
 
     @Test("a request names imgbench and its version once as the User-Agent, and the simulated user it fetches for")
-    func userAgentAndClient() throws {
+    func userAgentAndClient() async throws {
+        try await onOwnThread { try Self.userAgentAndClientBlocking() }
+    }
+
+    static func userAgentAndClientBlocking() throws {
         let listener = try Listener()
         defer { listener.close() }
         let finished = DispatchSemaphore(value: 0)

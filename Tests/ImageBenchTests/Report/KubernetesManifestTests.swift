@@ -11,7 +11,11 @@ struct KubernetesManifestTests {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     @Test("both Jobs validate; the merge waits for and joins every shard and holds the result to thresholds; a damaged Job fails")
-    func manifest() throws {
+    func manifest() async throws {
+        try await onOwnThread { try Self.manifestBlocking() }
+    }
+
+    static func manifestBlocking() throws {
         let script = """
         import json, re, sys, yaml, jsonschema
         schema = json.load(open(sys.argv[1]))

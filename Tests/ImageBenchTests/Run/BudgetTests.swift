@@ -85,7 +85,11 @@ struct BudgetTests {
 
 extension BudgetTests {
     @Test("through the binary: a budget run records its rounds in the plan and says what they bought")
-    func binary() throws {
+    func binary() async throws {
+        try await onOwnThread { try Self.binaryBlocking() }
+    }
+
+    static func binaryBlocking() throws {
         let directory = try Fixtures.temporaryDirectory("budget")
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("run").path

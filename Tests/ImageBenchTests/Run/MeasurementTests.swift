@@ -136,5 +136,8 @@ struct MeasurementTests {
         let parsed = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
         #expect((parsed["errors"] as! [String]) == [])
         #expect(parsed["damaged_errors"] as? Int == 2)
+        // A run on the wall clock says so at the top, beside virtual runs' "virtual".
+        let written = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("summary.json"))) as? [String: Any]
+        #expect(written?["time"] as? String == "real")
     }
 }

@@ -19,8 +19,36 @@ extension ChildProcessRuns {
                                                      "--cancel", "none,offscreen", "--http", "1.1,2", "--out", out.path])
                     #expect(run.status == 0, "\(run.output)")
                     written.append(try Data(contentsOf: out.appendingPathComponent("summary.csv")))
+                    // Said as it starts, atop every human output and in summary.json: the figures are a model's.
+                    #expect(run.output.contains("imgbench: --time virtual: the network is modelled"), "\(run.output)")
+                    for report in ["report.md", "report.html"] {
+                        let text = try String(contentsOf: out.appendingPathComponent(report), encoding: .utf8)
+                        let opening = try #require(text.range(of: "Virtual time (--time virtual)"), "\(report) does not say virtual time")
+                        #expect(text.distance(from: text.startIndex, to: opening.lowerBound) < 2_000, "\(report): said late")
+                        // A suggestion the run would refuse (--budget) is never made.
+                        #expect(!text.contains("--budget"), "\(report)")
+                    }
+                    let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("summary.json"))) as? [String: Any]
+                    #expect(summary?["time"] as? String == "virtual")
                 }
                 #expect(written[0] == written[1], "the two runs' summary.csv differ")
+                // The same files said to be real: compare refuses to put the model's figures beside
+                // them, even when told to allow a configuration change.
+                let real = root.appendingPathComponent("real")
+                try FileManager.default.copyItem(at: root.appendingPathComponent("run0"), to: real)
+                let summaryFile = real.appendingPathComponent("summary.json")
+                let virtualText = try String(contentsOf: summaryFile, encoding: .utf8)
+                #expect(virtualText.contains("\"time\" : \"virtual\""))
+                try virtualText.replacingOccurrences(of: "\"time\" : \"virtual\"", with: "\"time\" : \"real\"")
+                    .write(to: summaryFile, atomically: true, encoding: .utf8)
+                let virtual = root.appendingPathComponent("run0").path
+                for extra in [[], ["--allow-config-change"]] {
+                    for command in [["compare", real.path, virtual],
+                                    ["gate", "--baseline", real.path, "--current", virtual, "--threshold", "placeholder_mean_ms +15%"]] {
+                        let refused = try Fixtures.imgbench(command + extra)
+                        #expect(refused.status == 2 && refused.output.contains("virtual time"), "\(command[0]) \(extra): \(refused.status) \(refused.output)")
+                    }
+                }
                 let runs = try ResultsDirectory(path: root.appendingPathComponent("run0").path).runs
                 #expect(runs.count == 4)
                 for run in runs {
@@ -39,7 +67,11 @@ extension ChildProcessRuns {
         }
 
         @Test("what a virtual run does not model yet is one line and exit 64, before anything runs")
-        func refusals() throws {
+        func refusals() async throws {
+            try await onOwnThread { try Self.refusalsBlocking() }
+        }
+
+        static func refusalsBlocking() throws {
             let cases: [([String], String)] = [
                 (["--time", "virtual"], "--no-decode"),
                 (["--time", "virtual", "--no-decode", "--clients", "2"], "one user"),
