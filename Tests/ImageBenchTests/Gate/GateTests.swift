@@ -5,11 +5,7 @@ import Testing
 @Suite("Gate: thresholds, statistics, verdicts")
 struct GateTests {
     @Test("Mann–Whitney U matches SciPy's exact and asymptotic results")
-    func mannWhitneyAgainstSciPy() async throws {
-        try await onOwnThread { try Self.mannWhitneyAgainstSciPyBlocking() }
-    }
-
-    static func mannWhitneyAgainstSciPyBlocking() throws {
+    func mannWhitneyAgainstSciPy() throws {
         let cases: [([Double], [Double])] = [
             ([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]),
             ([10.1, 12.3, 9.8, 11.0, 10.6], [10.4, 12.9, 11.7, 13.3, 12.2]),
@@ -103,11 +99,7 @@ struct GateTests {
     }
 
     @Test("the command's exit codes: 0 pass, 1 regression, 64 for a misspelled metric, 2 for a missing directory")
-    func exitCodes() async throws {
-        try await onOwnThread { try Self.exitCodesBlocking() }
-    }
-
-    static func exitCodesBlocking() throws {
+    func exitCodes() throws {
         let baseline = try Self.directory(p95: [100, 102, 98, 101, 99], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         let slower = try Self.directory(p95: [130, 128, 133, 131, 129], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         let reports = try Fixtures.temporaryDirectory("gate-out")
@@ -318,11 +310,7 @@ struct FaultInjectionTests {
 
 extension GateTests {
     @Test("a threshold whose metric a side lacks is said, never dropped: a baseline recorded before placeholder time existed")
-    func missingMetric() async throws {
-        try await onOwnThread { try Self.missingMetricBlocking() }
-    }
-
-    static func missingMetricBlocking() throws {
+    func missingMetric() throws {
         let baseline = try Self.directory(p95: [100, 102, 98, 101, 99], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         let current = try Self.directory(p95: [100, 101, 99, 100, 98], hitRates: [0.5, 0.5, 0.5, 0.5, 0.5])
         defer { for url in [baseline, current] { try? FileManager.default.removeItem(at: url) } }
@@ -370,11 +358,7 @@ extension GateTests {
 
 extension GateTests {
     @Test("a file that cannot be written is named with the operating system's reason, not Foundation's error number")
-    func unwritable() async throws {
-        try await onOwnThread { try Self.unwritableBlocking() }
-    }
-
-    static func unwritableBlocking() throws {
+    func unwritable() throws {
         let baseline = try Self.directory(p95: [100, 102, 98, 101], hitRates: [0.5, 0.5, 0.5, 0.5])
         defer { try? FileManager.default.removeItem(at: baseline) }
         let run = try Fixtures.imgbench(["gate", "--baseline", baseline.path, "--current", baseline.path, "--allow-config-change",

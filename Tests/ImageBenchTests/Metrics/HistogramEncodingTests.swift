@@ -40,11 +40,7 @@ struct HistogramEncodingTests {
     }
 
     @Test("Python's hdrhistogram package decodes it: the same count in every bucket, and its own percentiles from them")
-    func pythonReadsIt() async throws {
-        try await onOwnThread { try Self.pythonReadsItBlocking() }
-    }
-
-    static func pythonReadsItBlocking() throws {
+    func pythonReadsIt() throws {
         let original = Self.sample()
         let text = HistogramEncoding.encode(original.histogram, highest: LatencyHistogram.highest)
         let buckets = original.histogram.recordedValues().map { "\($0.value) \($0.count)" }.joined(separator: "\n")

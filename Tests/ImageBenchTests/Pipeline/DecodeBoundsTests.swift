@@ -66,11 +66,7 @@ struct DecodeBoundsTests {
 
     @Test("a PNG streamed to the cell equals the full decode aspect-filled afterwards, for every layout and shape",
           arguments: [(700, 500), (333, 901), (240, 240), (150, 90), (1000, 241)])
-    func streamedPNGEqualsFullDecode(width: Int, height: Int) async throws {
-        try await onOwnThread { try Self.streamedPNGEqualsFullDecodeBlocking(width: width, height: height) }
-    }
-
-    static func streamedPNGEqualsFullDecodeBlocking(width: Int, height: Int) throws {
+    func streamedPNGEqualsFullDecode(width: Int, height: Int) throws {
         let size = PixelSize(width: width, height: height)
         for (name, bytes) in try Self.layouts(size) {
             let full = try PNGDecoder().decode(bytes, targetSize: nil, limits: DecodeLimits())
@@ -128,11 +124,7 @@ struct DecodeBoundsTests {
           // row, a row above its margin, which once wrote one row past the band's buffer.
           arguments: [(700, 500, 8, 3), (333, 901, 10, 4), (240, 240, 8, 4), (150, 91, 8, 3), (1000, 241, 10, 3),
                       (300, 318, 8, 3), (300, 446, 8, 4)])
-    func bandedAVIFEqualsFullDecode(width: Int, height: Int, depth: Int, channels: Int) async throws {
-        try await onOwnThread { try Self.bandedAVIFEqualsFullDecodeBlocking(width: width, height: height, depth: depth, channels: channels) }
-    }
-
-    static func bandedAVIFEqualsFullDecodeBlocking(width: Int, height: Int, depth: Int, channels: Int) throws {
+    func bandedAVIFEqualsFullDecode(width: Int, height: Int, depth: Int, channels: Int) throws {
         let size = PixelSize(width: width, height: height)
         let rgb = PhotoSynthesizer.rgb(size: size, seed: 8)
         var pixels = rgb
@@ -160,11 +152,7 @@ struct DecodeBoundsTests {
     /// Each format's full-size buffer over a 1 MB budget (a 1000 × 1000 image needs 4 MB): refused
     /// as over budget, of class too_large; the same image to the cell where the library allows it.
     @Test("full-size buffers are charged before allocating: over --max-decode-mb is a too_large refusal")
-    func overBudget() async throws {
-        try await onOwnThread { try Self.overBudgetBlocking() }
-    }
-
-    static func overBudgetBlocking() throws {
+    func overBudget() throws {
         let size = PixelSize(width: 1000, height: 1000)
         let rgb = PhotoSynthesizer.rgb(size: size, seed: 2)
         let tight = DecodeLimits(maxDecodeMegabytes: 1)

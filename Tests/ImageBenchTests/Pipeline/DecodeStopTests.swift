@@ -53,11 +53,7 @@ struct DecodeStopTests {
     }
 
     @Test("a decoder stopped after N of its checks returns stopped, having been asked no more: less than all rows done")
-    func stoppedPartWay() async throws {
-        try await onOwnThread { try Self.stoppedPartWayBlocking() }
-    }
-
-    static func stoppedPartWayBlocking() throws {
+    func stoppedPartWay() throws {
         let size = PixelSize(width: 800, height: 1200)
         let rgb = PhotoSynthesizer.rgb(size: size, seed: 4)
         let quantized = try ImageEncoder.quantize(rgb, size: size)
@@ -89,11 +85,7 @@ struct DecodeStopTests {
     }
 
     @Test("a decode that could be stopped but is not gives the very pixels of one that cannot (WebP then decodes in chunks)")
-    func stoppableSamePixels() async throws {
-        try await onOwnThread { try Self.stoppableSamePixelsBlocking() }
-    }
-
-    static func stoppableSamePixelsBlocking() throws {
+    func stoppableSamePixels() throws {
         let size = PixelSize(width: 900, height: 700)
         let rgb = PhotoSynthesizer.rgb(size: size, seed: 7)
         var rgba = [UInt8]()

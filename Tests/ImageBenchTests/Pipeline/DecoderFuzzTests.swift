@@ -82,11 +82,7 @@ struct DecoderFuzzTests {
     }
 
     @Test("mutated images of every format decode to an image or a typed error, never a crash")
-    func mutations() async throws {
-        try await onOwnThread { try Self.mutationsBlocking() }
-    }
-
-    static func mutationsBlocking() throws {
+    func mutations() throws {
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["IMGBENCH_FUZZ_SECONDS"].flatMap(Double.init)
         let iterations = seconds == nil ? 2_000 : Int.max

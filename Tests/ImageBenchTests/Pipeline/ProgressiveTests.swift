@@ -36,11 +36,7 @@ struct ProgressiveTests {
     }
 
     @Test("offloaded (the multi transport's network thread must not decode), previews come from a queue, one at a time, in scan order")
-    func offloaded() async throws {
-        try await onOwnThread { try Self.offloadedBlocking() }
-    }
-
-    static func offloadedBlocking() throws {
+    func offloaded() throws {
         let image = try Self.image(progressive: true)
         let previews = Self.previews(of: image.bytes, offload: true)
         let scans = image.bytes.withUnsafeBufferPointer(JPEGPreview.completeScans)
@@ -53,11 +49,7 @@ struct ProgressiveTests {
     }
 
     @Test("the first preview is a real partial decode: unlike the final image and the placeholder, closer to the image")
-    func firstPreviewIsPartial() async throws {
-        try await onOwnThread { try Self.firstPreviewIsPartialBlocking() }
-    }
-
-    static func firstPreviewIsPartialBlocking() throws {
+    func firstPreviewIsPartial() throws {
         let image = try Self.image(progressive: true)
         let previews = Self.previews(of: image.bytes)
         let first = try #require(previews.first)
@@ -78,11 +70,7 @@ struct ProgressiveTests {
     }
 
     @Test("a baseline JPEG, a PNG and a damaged progressive file get no preview")
-    func noPreview() async throws {
-        try await onOwnThread { try Self.noPreviewBlocking() }
-    }
-
-    static func noPreviewBlocking() throws {
+    func noPreview() throws {
         #expect(Self.previews(of: try Self.image(progressive: false).bytes).isEmpty)
         let png = try #require(Self.corpus.images.first { $0.format == .png })
         #expect(Self.previews(of: png.bytes).isEmpty)

@@ -24,11 +24,7 @@ struct RequestHeaderTests {
     }
 
     @Test("a request names imgbench and its version once as the User-Agent, and the simulated user it fetches for")
-    func userAgentAndClient() async throws {
-        try await onOwnThread { try Self.userAgentAndClientBlocking() }
-    }
-
-    static func userAgentAndClientBlocking() throws {
+    func userAgentAndClient() throws {
         let listener = try Listener()
         defer { listener.close() }
         let finished = DispatchSemaphore(value: 0)

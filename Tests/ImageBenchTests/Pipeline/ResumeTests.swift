@@ -36,11 +36,7 @@ struct ResumeTests {
     }
 
     @Test("a transfer cancelled half-way resumes with a Range request for the rest; the image is byte for byte the whole download")
-    func resumesFromTheEmbeddedServer() async throws {
-        try await onOwnThread { try Self.resumesFromTheEmbeddedServerBlocking() }
-    }
-
-    static func resumesFromTheEmbeddedServerBlocking() throws {
+    func resumesFromTheEmbeddedServer() throws {
         let image = Self.image
         let server = try ImageServer(files: ServedFiles(corpus: Self.corpus), profile: .unshaped, seed: 1)
         defer { server.shutdown() }
@@ -58,11 +54,7 @@ struct ResumeTests {
     }
 
     @Test("nginx honours the range; nginx with max_ranges 0 ignores it, and the whole body it sends is used and counted")
-    func thirdPartyServers() async throws {
-        try await onOwnThread { try Self.thirdPartyServersBlocking() }
-    }
-
-    static func thirdPartyServersBlocking() throws {
+    func thirdPartyServers() throws {
         let image = Self.image
         let root = try Fixtures.temporaryDirectory("resume-root")
         defer { try? FileManager.default.removeItem(at: root) }

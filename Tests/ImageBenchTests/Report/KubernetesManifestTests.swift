@@ -11,11 +11,7 @@ struct KubernetesManifestTests {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     @Test("both Jobs validate; the merge waits for and joins every shard and holds the result to thresholds; a damaged Job fails")
-    func manifest() async throws {
-        try await onOwnThread { try Self.manifestBlocking() }
-    }
-
-    static func manifestBlocking() throws {
+    func manifest() throws {
         let script = """
         import json, re, sys, yaml, jsonschema
         schema = json.load(open(sys.argv[1]))

@@ -173,11 +173,7 @@ extension ReportTests {
 
 extension ReportTests {
     @Test("the HTML comparison is well-formed, one row per metric, worse in red and better in green")
-    func comparisonHTML() async throws {
-        try await onOwnThread { try Self.comparisonHTMLBlocking() }
-    }
-
-    static func comparisonHTMLBlocking() throws {
+    func comparisonHTML() throws {
         let base = try GateTests.directory(p95: [100, 101, 99, 100], hitRates: [0.5, 0.5, 0.49, 0.51])
         let new = try GateTests.directory(p95: [130, 131, 129, 130], hitRates: [0.6, 0.6, 0.61, 0.59])
         let few = try GateTests.directory(p95: [130, 130], hitRates: [0.6, 0.6])

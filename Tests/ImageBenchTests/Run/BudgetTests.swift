@@ -85,11 +85,7 @@ struct BudgetTests {
 
 extension BudgetTests {
     @Test("through the binary: a budget run records its rounds in the plan and says what they bought")
-    func binary() async throws {
-        try await onOwnThread { try Self.binaryBlocking() }
-    }
-
-    static func binaryBlocking() throws {
+    func binary() throws {
         let directory = try Fixtures.temporaryDirectory("budget")
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("run").path

@@ -8,7 +8,7 @@ extension ChildProcessRuns {
         /// imgbench pinned to one core; once it scrolls, its main loop is made the least important
         /// thread there (nice 19) and four busy loops share the core: the loop wakes late, and the
         /// run must say the host, not the app, set its frame times.
-        @Test("a main loop starved of its core is marked host_overloaded and not ranked; the same run unhindered wakes late less")
+        @Test("a main loop starved of its core is marked host_overloaded and not ranked; the same run unhindered is not")
         func starvedLoop() async throws {
             let directory = try Fixtures.temporaryDirectory("overload")
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -68,7 +68,10 @@ extension ChildProcessRuns {
                 let free = try run("free", starved: false)
                 #expect(starved.hostOverloaded, "late on \(starved.hostLateFrames) frames")
                 #expect(CellValidity(starved) == .invalid("host overloaded: the loop woke late on \(starved.hostLateFrames) frames"))
-                #expect(free.hostLateFrames < starved.hostLateFrames)
+                // The flag, not the count: late wakes are counted per wake, and a starved loop wakes
+                // rarely (one late wake covers several frames), so its count fell below an unhindered
+                // run's (6 against 8) while its share of late wakes made it overloaded.
+                #expect(!free.hostOverloaded, "late on \(free.hostLateFrames) frames")
                 let verdict = try String(contentsOf: directory.appendingPathComponent("starved/report.md"), encoding: .utf8)
                 #expect(verdict.contains("Verdict: could not measure"), "\(verdict.prefix(400))")
             }

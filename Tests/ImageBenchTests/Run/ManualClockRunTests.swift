@@ -32,11 +32,7 @@ struct ManualClockRunTests {
     }
 
     @Test("two runs on a manual clock, with a transport that answers when the test says, give the same summary to the byte")
-    func sameSummaryTwice() async throws {
-        try await onOwnThread { try Self.sameSummaryTwiceBlocking() }
-    }
-
-    static func sameSummaryTwiceBlocking() throws {
+    func sameSummaryTwice() {
         let first = Self.run(), second = Self.run()
         let differing = Set(first.values.keys.filter { first.values[$0] != second.values[$0] })
         #expect(differing.isSubset(of: Self.hostColumns), "\(differing.sorted())")

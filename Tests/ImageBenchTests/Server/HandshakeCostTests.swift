@@ -41,11 +41,7 @@ struct HandshakeCostTests {
     }
 
     @Test("through curl on the real clock: the first image's time to first byte includes the round trip (a lower bound only: the host may be slow)")
-    func clientSees() async throws {
-        try await onOwnThread { try Self.clientSeesBlocking() }
-    }
-
-    static func clientSeesBlocking() throws {
+    func clientSees() throws {
         var firsts: [UInt64] = [], seconds: [UInt64] = []
         let log = try Self.served(clock: .monotonic) { baseURL, paths in
             let fetcher = CurlFetcher()

@@ -92,11 +92,7 @@ extension ChildProcessRuns {
         }
 
         @Test("an unreadable or invalid --tls-cert, or one without --tls-key, is one line and exit 64")
-        func badCertificate() async throws {
-            try await onOwnThread { try Self.badCertificateBlocking() }
-        }
-
-        static func badCertificateBlocking() throws {
+        func badCertificate() throws {
             let directory = try Fixtures.temporaryDirectory("serve-bad-cert")
             defer { try? FileManager.default.removeItem(at: directory) }
             let notPEM = directory.appendingPathComponent("not.pem")

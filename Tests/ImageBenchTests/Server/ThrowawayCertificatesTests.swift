@@ -20,11 +20,7 @@ struct ThrowawayCertificatesTests {
     }
 
     @Test("the server certificate verifies against the CA, for 127.0.0.1 and localhost, as a TLS server; the key is private")
-    func verifies() async throws {
-        try await onOwnThread { try Self.verifiesBlocking() }
-    }
-
-    static func verifiesBlocking() throws {
+    func verifies() throws {
         let directory = try Fixtures.temporaryDirectory("certificates")
         defer { try? FileManager.default.removeItem(at: directory) }
         let made = try ThrowawayCertificates(directory: directory.appendingPathComponent("tls"))

@@ -7,11 +7,7 @@ struct CorpusFormatTests {
     static let count = 16
 
     @Test("every format encodes the same pictures: the same ids, sizes and decoded sizes; only the mix has two formats")
-    func samePictures() async throws {
-        try await onOwnThread { try Self.samePicturesBlocking() }
-    }
-
-    static func samePicturesBlocking() throws {
+    func samePictures() throws {
         let mixed = ImageCorpus.generate(count: Self.count, seed: 1)
         #expect(Set(mixed.images.map(\.format)) == [.jpeg, .png])
         for format in ImageFormat.decodable {
@@ -32,11 +28,7 @@ struct CorpusFormatTests {
     }
 
     @Test("avatars with an alpha mask keep it in every format that has alpha")
-    func alphaKept() async throws {
-        try await onOwnThread { try Self.alphaKeptBlocking() }
-    }
-
-    static func alphaKeptBlocking() throws {
+    func alphaKept() throws {
         let mixed = ImageCorpus.generate(count: 40, seed: 1)
         let masked = try #require(mixed.images.first { image in
             image.format == .png && (try? ImageDecoder().decode(image.bytes, targetSize: nil, limits: DecodeLimits()))?.pixel(x: 0, y: 0)[3] == 0
@@ -51,11 +43,7 @@ struct CorpusFormatTests {
     }
 
     @Test("WebP and AVIF are within 0.01 SSIM of JPEG on the same pictures; smaller than JPEG")
-    func qualityMatched() async throws {
-        try await onOwnThread { try Self.qualityMatchedBlocking() }
-    }
-
-    static func qualityMatchedBlocking() throws {
+    func qualityMatched() throws {
         // The PNG corpus is the pictures' exact pixels: the reference each format is measured against.
         let reference = ImageCorpus.generate(count: Self.count, seed: 1, format: .only(.png))
         var ssim: [ImageFormat: Double] = [:], bytes: [ImageFormat: Int] = [:]

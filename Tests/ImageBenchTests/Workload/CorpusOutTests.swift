@@ -7,11 +7,7 @@ import Testing
 @Suite("corpus --out")
 struct CorpusOutTests {
     @Test("refused when not empty; --force replaces the corpus, removes its stale files and keeps the user's own; the default URLs are said")
-    func claimAndStale() async throws {
-        try await onOwnThread { try Self.claimAndStaleBlocking() }
-    }
-
-    static func claimAndStaleBlocking() throws {
+    func claimAndStale() throws {
         let root = try Fixtures.temporaryDirectory("corpus-out")
         defer { try? FileManager.default.removeItem(at: root) }
         let out = root.appendingPathComponent("corpus").path
