@@ -3,8 +3,9 @@
 /// of their users keeps a main-loop thread and five workers that each wake per request, which cost
 /// 3.7–5.4× wrk's CPU per HTTP request against nginx (README, "Many users and many machines"),
 /// and the harness's cost is then what it measures. `events` on the multi transport steps every
-/// user on one thread and drives every connection from one epoll thread: 2.4–3.6× wrk as measured over several sessions
-/// (libcurl alone, driven the same way, is 1.9×; README, scripts/user-cost). So a load test
+/// user on one thread and drives every connection from one epoll thread: 2.4–3.6× wrk as measured
+/// over several sessions (libcurl alone, driven the same way, is 1.9×; README, scripts/user-cost).
+/// So a load test
 /// that names no strategy gets that path, and says so; naming strategies (or a transport other than
 /// multi) keeps exactly what was named. A single user that decodes (the app engineer's run) keeps
 /// the classic defaults, unchanged.
