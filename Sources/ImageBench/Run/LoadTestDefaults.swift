@@ -5,10 +5,9 @@
 /// and the harness's cost is then what it measures. `events` on the multi transport steps every
 /// user on one thread and drives every connection from one epoll thread: 2.4–3.6× wrk as measured
 /// over several sessions (libcurl alone, driven the same way, is 1.9×; README, scripts/user-cost).
-/// So a load test
-/// that names no strategy gets that path, and says so; naming strategies (or a transport other than
-/// multi) keeps exactly what was named. A single user that decodes (the app engineer's run) keeps
-/// the classic defaults, unchanged.
+/// So a load test that names no strategy gets that path, and says so; naming strategies (or a
+/// transport other than multi) keeps exactly what was named. A single user that decodes (the app
+/// engineer's run) keeps the classic defaults, unchanged.
 enum LoadTestDefaults {
     /// The strategies and transport of a load test that names no strategy.
     static let strategies: [StrategyKind] = [.events]
