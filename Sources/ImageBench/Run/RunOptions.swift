@@ -93,10 +93,11 @@ public struct RunOptions: Sendable {
     /// all` without `--transport multi` has no `events`), and repeats too few for the gate's test.
     public var notes: [String] {
         var notes: [String] = []
-        if let plan = try? plan(), LoadTestDefaults.apply(self, clients: plan.settings.clients, decodes: plan.settings.decodes) {
+        let plan = try? plan()
+        if let plan, LoadTestDefaults.apply(self, clients: plan.settings.clients, decodes: plan.settings.decodes) {
             notes.append(LoadTestDefaults.note)
         }
-        if (try? plan())?.settings.isVirtual == true {
+        if plan?.settings.isVirtual == true {
             notes.append("--time virtual: the network is modelled and every frame lasts one frame, on a virtual clock; no socket opens, "
                          + "and two runs of the same flags write the same summary.csv")
         }

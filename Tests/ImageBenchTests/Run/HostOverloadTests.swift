@@ -12,7 +12,7 @@ extension ChildProcessRuns {
         func starvedLoop() async throws {
             let directory = try Fixtures.temporaryDirectory("overload")
             defer { try? FileManager.default.removeItem(at: directory) }
-            @Sendable func run(_ name: String, starved: Bool) throws -> RunSummary {
+            @Sendable func runStarved(_ name: String) throws -> RunSummary {
                 let out = directory.appendingPathComponent(name)
                 let log = directory.appendingPathComponent("\(name).log")
                 _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -28,29 +28,27 @@ extension ChildProcessRuns {
                 // busy loop would starve every test after this one.
                 let stopHogs = { for hog in hogs where hog.isRunning { kill(hog.processIdentifier, SIGKILL) } }
                 defer { stopHogs() }
-                if starved {
-                    let start = Date().addingTimeInterval(120)
-                    while Date() < start, imgbench.isRunning,
-                          !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("scroll trace") {
-                        Thread.sleep(forTimeInterval: 0.02)
-                    }
-                    // The main loop is the process's first thread: renice of the pid moves it alone.
-                    let renice = Process()
-                    renice.executableURL = URL(fileURLWithPath: "/usr/bin/renice")
-                    renice.arguments = ["-n", "19", "-p", String(imgbench.processIdentifier)]
-                    renice.standardOutput = FileHandle.nullDevice
-                    try renice.run()
-                    renice.waitUntilExit()
-                    for _ in 0..<4 {
-                        let hog = Process()
-                        hog.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-                        hog.arguments = ["-c", "0", "sh", "-c", "while :; do :; done"]
-                        // Not the test's own output: a pipe held open by a stray hog would keep the runner waiting.
-                        hog.standardOutput = FileHandle.nullDevice
-                        hog.standardError = FileHandle.nullDevice
-                        try hog.run()
-                        hogs.append(hog)
-                    }
+                let start = Date().addingTimeInterval(120)
+                while Date() < start, imgbench.isRunning,
+                      !((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("scroll trace") {
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                // The main loop is the process's first thread: renice of the pid moves it alone.
+                let renice = Process()
+                renice.executableURL = URL(fileURLWithPath: "/usr/bin/renice")
+                renice.arguments = ["-n", "19", "-p", String(imgbench.processIdentifier)]
+                renice.standardOutput = FileHandle.nullDevice
+                try renice.run()
+                renice.waitUntilExit()
+                for _ in 0..<4 {
+                    let hog = Process()
+                    hog.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+                    hog.arguments = ["-c", "0", "sh", "-c", "while :; do :; done"]
+                    // Not the test's own output: a pipe held open by a stray hog would keep the runner waiting.
+                    hog.standardOutput = FileHandle.nullDevice
+                    hog.standardError = FileHandle.nullDevice
+                    try hog.run()
+                    hogs.append(hog)
                 }
                 // Until the run is over: writing the reports at nice 19 beside four busy loops would take minutes.
                 let deadline = Date().addingTimeInterval(120)
@@ -64,7 +62,7 @@ extension ChildProcessRuns {
                 return try RunSummary(row: Dictionary(uniqueKeysWithValues: zip(table[0], table[1])))
             }
             try await onOwnThread {
-                let starved = try run("starved", starved: true)
+                let starved = try runStarved("starved")
                 #expect(starved.hostOverloaded, "late on \(starved.hostLateFrames) frames")
                 #expect(CellValidity(starved) == .invalid("host overloaded: the loop woke late on \(starved.hostLateFrames) frames"))
                 // No unhindered run beside it: under the whole suite (ThreadSanitizer, CI) an
