@@ -17,6 +17,10 @@ struct GateCommand: ParsableCommand {
         and a two-sided Mann-Whitney U test finds the repeats different (at alpha 0.05 that needs at least 4 runs a side; \
         use 5 or more).
 
+        A baseline run in virtual time (--time virtual) is compared exactly: no noise, so each threshold is judged on \
+        the values as they are, and every count (requests, bytes, hits, cancellations, errors) must equal the \
+        baseline's. It catches changes of the policies' and the pipeline's logic, not of real costs.
+
         Exit codes: 0 pass, 1 regression, 2 could not run, 64 usage error.
         """)
 
@@ -44,7 +48,7 @@ struct GateCommand: ParsableCommand {
     @Option(name: .customLong("candidate-args"), parsing: .unconditional, help: "Run arguments added for the fresh run or side B, e.g. \"--source URL\".")
     var candidateArgs: String?
 
-    @Option(help: "Testing aid: slow the candidate on purpose, as imgbench run --inject does (e.g. 'latency=+25%').")
+    @Option(help: "Testing aid: slow or break the candidate on purpose, as imgbench run --inject does (e.g. 'latency=+25%', 'cancel=running-only').")
     var inject: String?
 
     @Flag(help: "Run the failing cells once more; fail only if they regress again.")
@@ -101,23 +105,27 @@ struct GateCommand: ParsableCommand {
         // Read once: the like-with-like check and the fresh runs both need it.
         let basePlan = try current == nil ? RecordedPlan.read(baseline) : nil
         try checkLikeWithLike(base: basePlan, a: a, b: b)
+        // Both sides are the same kind of time (checked above): virtual ones compare exactly.
+        let exact = (basePlan ?? (try? RecordedPlan.read(baseline)))?.settings.isVirtual == true
         let evaluation = try CommandFailure.catching { () throws -> GateEvaluation in
             if let current {
                 return GateEvaluation(baseline: try ResultsDirectory(path: baseline),
-                                      current: try ResultsDirectory(path: current), thresholds: rules, alpha: alpha)
+                                      current: try ResultsDirectory(path: current), thresholds: rules, alpha: alpha, exact: exact)
             }
             let runner = GateRunner(plan: basePlan!, workspace: workspace, announce: announce)
             let base = ab ? nil : try ResultsDirectory(path: baseline)
             // One evaluation of fresh numbers: A/B rounds, or a run of side B against the baseline's own.
             let evaluate = { (prefix: String, cells: GateRunner.Cells?) throws -> GateEvaluation in
                 if let base {
-                    return GateEvaluation(baseline: base, current: try runner.run(b, name: prefix, cells: cells), thresholds: rules, alpha: alpha)
+                    return GateEvaluation(baseline: base, current: try runner.run(b, name: prefix, cells: cells), thresholds: rules,
+                                          alpha: alpha, exact: exact)
                 }
                 let both = try runner.interleave(a: a, b: b, rounds: self.rounds ?? max(5, runner.plan.repeats), prefix: prefix, cells: cells)
-                return GateEvaluation(baseline: both.a, current: both.b, thresholds: rules, alpha: alpha)
+                return GateEvaluation(baseline: both.a, current: both.b, thresholds: rules, alpha: alpha, exact: exact)
             }
             let first = try evaluate(ab ? "ab" : "current", nil)
-            guard confirm && first.regressed else { return first }
+            // A virtual run again gives the same numbers: nothing to confirm.
+            guard confirm && first.regressed && !exact else { return first }
             return first.confirmed(by: try evaluate("confirm", first.regressedCells))
         }
         guard !evaluation.checks.isEmpty else {

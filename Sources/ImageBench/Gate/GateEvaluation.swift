@@ -34,6 +34,11 @@ public struct GateCheck: Sendable {
 /// regresses only when its median change exceeds the threshold AND a Mann–Whitney U test finds
 /// the two sets of repeats different at `alpha`. When there are too few repeats for the test ever
 /// to reach `alpha` (3 a side at 0.05), no test is possible and the threshold alone decides.
+///
+/// Between virtual-time runs (`exact`) there is no noise: the same plan gives the same
+/// summary.csv. Each threshold is judged on the values as they are, and every count of each cell
+/// (requests, bytes, hits, cancellations, errors) must equal the baseline's: a count that moved
+/// means the policies' or the pipeline's logic changed, which is what such a gate is for.
 public struct GateEvaluation: Sendable {
     public private(set) var checks: [GateCheck]
     let alpha: Double
@@ -41,11 +46,17 @@ public struct GateEvaluation: Sendable {
     let unmatched: [String]
     /// Whether failing cells were run again (`--confirm`) and only regressions seen twice count.
     private(set) var confirmedByRerun = false
+    /// Both sides ran in virtual time: compared exactly, counts included.
+    let exact: Bool
+    /// Counts compared exactly (cells × counts), equal or not.
+    private(set) var countsCompared = 0
 
     public var regressed: Bool { checks.contains { $0.status == .regression } }
 
-    public init(baseline: ResultsDirectory, current: ResultsDirectory, thresholds: [Threshold], alpha: Double = 0.05) {
+    public init(baseline: ResultsDirectory, current: ResultsDirectory, thresholds: [Threshold], alpha: Double = 0.05,
+                exact: Bool = false) {
         self.alpha = alpha
+        self.exact = exact
         let baselineCells = Dictionary(uniqueKeysWithValues: baseline.cells.map { ($0.cell, $0.runs) })
         var checks: [GateCheck] = []
         for (cell, runs) in current.cells {
@@ -59,7 +70,7 @@ public struct GateEvaluation: Sendable {
                 let baselineMedian = before.isEmpty ? nil : RepeatStatistics.median(of: before)
                 let exceeded = threshold.exceeded(baseline: baselineMedian, current: currentMedian)
                 var test: MannWhitney.Result?
-                if MannWhitney.smallestPValue(before.count, now.count) < alpha {
+                if !exact && MannWhitney.smallestPValue(before.count, now.count) < alpha {
                     test = MannWhitney.test(now, before)
                 }
                 let status: GateCheck.Status
@@ -76,6 +87,21 @@ public struct GateEvaluation: Sendable {
                                         baselineMedian: baselineMedian,
                                         currentMedian: currentMedian, baselineRuns: before.count, currentRuns: now.count,
                                         pValue: test?.pValue, cliffsDelta: test?.cliffsDelta, status: status))
+            }
+        }
+        if exact {
+            for (cell, runs) in current.cells {
+                guard let baseRuns = baselineCells[cell] else { continue }
+                for metric in Metric.catalog where metric.isCount {
+                    let now = runs.compactMap { $0.value(metric.name) }, before = baseRuns.compactMap { $0.value(metric.name) }
+                    guard !now.isEmpty && !before.isEmpty else { continue }
+                    countsCompared += 1
+                    let (baselineMedian, currentMedian) = (RepeatStatistics.median(of: before), RepeatStatistics.median(of: now))
+                    guard baselineMedian != currentMedian else { continue }
+                    checks.append(GateCheck(cell: cell, threshold: Threshold(unchanged: metric), baselineMedian: baselineMedian,
+                                            currentMedian: currentMedian, baselineRuns: before.count, currentRuns: now.count,
+                                            pValue: nil, cliffsDelta: nil, status: .regression))
+                }
             }
         }
         self.checks = checks
@@ -118,7 +144,7 @@ public struct GateEvaluation: Sendable {
         checks.map { check in
             [check.cell.name, check.threshold.description, check.baselineMedian.map(Format.compact) ?? "–", Format.compact(check.currentMedian),
              check.relativeChange.map(Format.change) ?? "–",
-             check.pValue.map { String(format: "%.3f", $0) } ?? "n/a (too few runs)",
+             check.pValue.map { String(format: "%.3f", $0) } ?? (exact ? "n/a (virtual: exact)" : "n/a (too few runs)"),
              check.cliffsDelta.map { String(format: "%+.2f", $0) } ?? "–", check.status == .unconfirmed ? "NOT CONFIRMED" : check.status.rawValue.uppercased()]
         }
     }
@@ -133,6 +159,7 @@ public struct GateEvaluation: Sendable {
     /// Mann–Whitney ever to reach α, so the threshold alone decided.
     var untested: [GateCheck] {
         checks.filter { check in
+            if exact { return false }  // no noise to test against
             if case .limit = check.threshold.rule { return false }
             return check.pValue == nil
         }
@@ -147,9 +174,28 @@ public struct GateEvaluation: Sendable {
             + "so their thresholds alone decided"
         if regressions.isEmpty {
             return "PASS: \(checks.count) check\(checks.count == 1 ? "" : "s"), no regression" + (checks.contains { $0.status == .noise }
-                ? " (changes beyond a threshold but within noise are marked NOISE)" : "") + untestedNote
+                ? " (changes beyond a threshold but within noise are marked NOISE)" : "") + untestedNote + exactNote
         }
-        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell.name)" }.joined(separator: ", ") + untestedNote
+        return "REGRESSION: " + regressions.map { "\($0.threshold.metric) in \($0.cell.name)" }.joined(separator: ", ") + untestedNote + exactNote
+    }
+
+    /// What a virtual gate compared beyond the thresholds.
+    private var exactNote: String {
+        guard exact else { return "" }
+        let changed = checks.filter { $0.threshold.rule == .unchanged }.count
+        return "; virtual time, compared exactly: \(countsCompared - changed) of \(countsCompared) counts equal to the baseline's"
+    }
+
+    /// How the checks were judged, for gate.md.
+    private var method: String {
+        if exact {
+            return "Both sides ran in virtual time, where the same plan gives the same numbers: each threshold is judged on the values "
+                + "as they are (no noise, no test), and every count (requests, bytes, hits, cancellations, errors) must equal the "
+                + "baseline's. A moved count means the policies' or the pipeline's logic changed; record the baseline again if that was meant."
+        }
+        return "A check fails when the median change exceeds its threshold and a two-sided Mann–Whitney U test "
+            + "finds the repeats different at α = \(alpha) (with fewer than \(MannWhitney.runsNeeded(alpha: alpha)) runs a side the test cannot "
+            + "reach α and the threshold alone decides)."
     }
 
     /// The verdict table for a terminal.
@@ -171,9 +217,7 @@ public struct GateEvaluation: Sendable {
 
         \(table.joined(separator: "\n"))
 
-        \(verdictLine). A check fails when the median change exceeds its threshold and a two-sided Mann–Whitney U test \
-        finds the repeats different at α = \(alpha) (with fewer than \(MannWhitney.runsNeeded(alpha: alpha)) runs a side the test cannot \
-        reach α and the threshold alone decides).\(confirmationSentence)
+        \(verdictLine). \(method)\(confirmationSentence)
 
         """
     }
@@ -184,7 +228,10 @@ public struct GateEvaluation: Sendable {
             "verdict": regressed ? "regression" : "pass",
             "alpha": alpha,
             "runs_needed_for_test": MannWhitney.runsNeeded(alpha: alpha),
-            "test": "Mann-Whitney U, two-sided (exact without ties, normal approximation with tie correction otherwise)",
+            "test": exact ? "none: virtual time, values compared exactly"
+                : "Mann-Whitney U, two-sided (exact without ties, normal approximation with tie correction otherwise)",
+            "time": exact ? "virtual" : "real",
+            "counts_compared": countsCompared,
             "unmatched_cells": unmatched,
             "confirmed_by_rerun": confirmedByRerun,
             "untested_checks": untested.count,

@@ -10,6 +10,8 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         case limit(comparison: String, value: Double)
         case relative(fraction: Double)
         case absolute(change: Double)
+        /// A virtual gate's count: any change at all (the runs are deterministic).
+        case unchanged
     }
 
     public struct ParseError: Error, CustomStringConvertible, Equatable {
@@ -21,6 +23,14 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     /// Nil for a metric that is neither better nor worse when larger: only a limit applies.
     let direction: MetricDirection?
     public let description: String
+
+    /// A virtual gate's check that `metric` (a count) is exactly the baseline's.
+    init(unchanged metric: Metric) {
+        self.metric = metric.name
+        rule = .unchanged
+        direction = metric.better
+        description = "\(metric.name) unchanged"
+    }
 
     public init(parsing text: String) throws(ParseError) {
         let parts = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -107,6 +117,8 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         case .absolute(let change):
             guard let baseline else { return false }
             return worsening(baseline: baseline, current: current) > change
+        case .unchanged:
+            return baseline != current
         }
     }
 }

@@ -69,6 +69,12 @@ struct Metric: Sendable, CustomStringConvertible {
 
     /// True for the columns that name a run rather than measure it.
     var identifies: Bool { combination == .same }
+    /// True for the counts a run adds up (requests, bytes, hits, cancellations, errors): in a
+    /// virtual gate each must equal the baseline's exactly.
+    var isCount: Bool {
+        if case .integer = field { combination == .sum } else { false }
+    }
+
     /// True for the columns that are a number (a threshold's, a comparison's).
     var isNumber: Bool {
         if case .text = field { false } else { true }

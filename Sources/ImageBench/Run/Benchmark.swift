@@ -154,7 +154,7 @@ public enum Benchmark {
         defer { server?.shutdown() }
         if !settings.faults.isEmpty { observer?.preparing("server faults: \(settings.faults) (deterministic by seed)") }
         if settings.injection != .none {
-            observer?.preparing("INJECTED SLOWDOWN (testing aid): \(settings.injection)")
+            observer?.preparing("INJECTED FAULT (testing aid): \(settings.injection)")
         }
         observer?.preparing(String(format: "scroll trace '%@': %.1f s, %d frames at %d fps", settings.scroll.rawValue,
                                    workload.trace.duration, workload.trace.frames.count, settings.fps))

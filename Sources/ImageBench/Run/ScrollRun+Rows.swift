@@ -87,6 +87,8 @@ extension ScrollRun {
     }
 
     func cancel(_ loadID: Int) {
+        // `--inject cancel=running-only`: the policy broken on purpose, for a gate to catch.
+        if settings.injection.keepsQueuedLoads && registry[loadID]?.job.token.state == .queued { return }
         guard let (load, result) = registry.cancel(loadID) else { return }
         tally.cancelled(imageID: load.imageID, result, prefetch: load.origin == nil)
         if let origin = load.origin, result != .tooLate { book.cancelled(origin, whileQueued: result == .whileQueued) }

@@ -48,7 +48,7 @@ extension BenchmarkPlan {
         try check(s.faults.isEmpty, "--faults are not modelled")
         try check(s.diskCacheDirectory == nil, "a --disk-cache is not modelled")
         try check(s.resume != true && s.progressive != true, "--resume and --progressive are not modelled")
-        try check(s.injection == .none, "--inject slows real stages; a virtual run has none")
+        try check(!s.injection.slowsStages, "--inject slows real stages; a virtual run has none (cancel=running-only it runs)")
         try check(budget == nil, "a --budget races real runs' noise; a virtual run has none (use --repeat 1)")
         // The server draws a delay per picture whenever --formats names any; one format keeps
         // the model's draw the same.

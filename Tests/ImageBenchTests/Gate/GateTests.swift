@@ -194,7 +194,7 @@ extension GateTests {
     }
 }
 
-extension ChildProcessRuns {
+extension ChildCommandRuns {
     /// The gate through the real binary: fresh runs of a recorded configuration, A/B rounds and
     /// --confirm as child processes, on a tiny loopback scenario. The regression is made
     /// deterministic (side B scrolls half the rows), so no verdict here depends on machine speed.
@@ -286,6 +286,10 @@ struct FaultInjectionTests {
         #expect(throws: FaultInjection.ParseError.self) { try FaultInjection(parsing: "decode=+3%") }
         #expect(throws: FaultInjection.ParseError.self) { try FaultInjection(parsing: "paint=+3ms") }
         #expect(throws: FaultInjection.ParseError.self) { try FaultInjection(parsing: "decode=3ms") }
+        // The cancel policy broken on purpose: no stage slowed, so a virtual run takes it.
+        let policy = try FaultInjection(parsing: "cancel=running-only")
+        #expect(policy.keepsQueuedLoads && !policy.slowsStages && injection.slowsStages && !injection.keepsQueuedLoads)
+        #expect(throws: FaultInjection.ParseError.self) { try FaultInjection(parsing: "cancel=never") }
     }
 
     @Test("injected latency and decode time show up in every load's stages")

@@ -184,7 +184,7 @@ struct CommandLineTests {
     }
 }
 
-extension ChildProcessRuns {
+extension ChildCommandRuns {
     @Suite("imgbench report")
     struct ReportCommandTests {
         @Test("imgbench report writes report.md again from the data files, with the same findings and table")

@@ -145,7 +145,7 @@ struct RunFlagCatalogTests {
     }
 }
 
-extension ChildProcessRuns {
+extension ChildCommandRuns {
     @Suite("A new dimension through the binary")
     struct DimensionThroughTheBinaryTests {
         @Test("--transport blocking,multi and --coalesce on,off: a row per cell in summary.csv, their columns in requests.csv, shards merged by them")
@@ -159,17 +159,17 @@ extension ChildProcessRuns {
                     let run = try Fixtures.imgbench(common + ["--shard", "\(shard)/2", "--out", root.appendingPathComponent("shard-\(shard)").path])
                     try #require(run.status == 0, "\(run.output)")
                 }
-                let rows = try ClientsTests.rows(root.appendingPathComponent("shard-1/summary.csv"))
+                let rows = try ChildProcessRuns.ClientsTests.rows(root.appendingPathComponent("shard-1/summary.csv"))
                 #expect(rows.map { "\($0["transport"] ?? "?") \($0["coalesce"] ?? "?")" } == ["blocking on", "blocking off", "multi on", "multi off"])
-                let requests = try ClientsTests.rows(root.appendingPathComponent("shard-1/requests.csv"))
+                let requests = try ChildProcessRuns.ClientsTests.rows(root.appendingPathComponent("shard-1/requests.csv"))
                 #expect(Set(requests.map { "\($0["transport"] ?? "?") \($0["coalesce"] ?? "?")" }) == ["blocking on", "blocking off", "multi on", "multi off"])
                 let merged = try Fixtures.imgbench(["merge", "--out", root.appendingPathComponent("merged").path,
                                                     root.appendingPathComponent("shard-1").path, root.appendingPathComponent("shard-2").path])
                 try #require(merged.status == 0, "\(merged.output)")
-                let joined = try ClientsTests.rows(root.appendingPathComponent("merged/summary.csv"))
+                let joined = try ChildProcessRuns.ClientsTests.rows(root.appendingPathComponent("merged/summary.csv"))
                 #expect(joined.map { "\($0["transport"] ?? "?") \($0["coalesce"] ?? "?")" } == ["blocking on", "blocking off", "multi on", "multi off"])
                 // Each merged cell holds both shards' requests, and only its own cell's.
-                let shards = try (1...2).map { try ClientsTests.rows(root.appendingPathComponent("shard-\($0)/summary.csv")) }
+                let shards = try (1...2).map { try ChildProcessRuns.ClientsTests.rows(root.appendingPathComponent("shard-\($0)/summary.csv")) }
                 for (index, row) in joined.enumerated() {
                     #expect(Int(row["requests"] ?? "") == shards.reduce(0) { $0 + (Int($1[index]["requests"] ?? "") ?? 0) }, "\(row)")
                 }

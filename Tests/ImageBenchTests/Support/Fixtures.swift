@@ -148,3 +148,10 @@ struct BackgroundRun {
 /// in parallel with these.
 @Suite("Child processes", .serialized)
 enum ChildProcessRuns {}
+
+/// A second chain beside `ChildProcessRuns`, for the suites whose children check commands,
+/// plans, gates and reports rather than a run's timing (short or virtual runs, report rendering):
+/// one chain alone left a core idle for most of the suite (the chain was the test pass's whole
+/// wall time, 764 s of 768), and these do not depend on the real-time runs keeping their frames.
+@Suite("Child processes: commands and reports", .serialized)
+enum ChildCommandRuns {}

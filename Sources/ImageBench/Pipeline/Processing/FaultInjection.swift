@@ -6,11 +6,16 @@ import Foundation
 /// Spec: comma-separated `latency=+20%` or `latency=+30ms` (the server's time to first byte, on
 /// top of the network profile), `decode=+3ms` and `filter=+2ms` (added to every image's stage, as
 /// a blocking wait on the worker, which is what slower code would cost it: `InjectedSlowdown`).
+/// `cancel=running-only` breaks the cancel policy's code instead: a row that scrolls away cancels
+/// its load only once it runs, and queued loads stay queued (a virtual gate must catch it: any
+/// count it changes is exact there).
 public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
     var latencyFactor = 1.0
     var latencyMilliseconds = 0.0
     var decodeMilliseconds = 0.0
     var filterMilliseconds = 0.0
+    /// `cancel=running-only`: cancels skip loads still queued.
+    var keepsQueuedLoads = false
     public let description: String
 
     public struct ParseError: Error, CustomStringConvertible {
@@ -25,8 +30,15 @@ public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
         description = text
         for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            if pair.first == "cancel" {
+                guard pair.count == 2, pair[1] == "running-only" else {
+                    throw ParseError(description: "--inject '\(part)': the cancel policy takes cancel=running-only")
+                }
+                keepsQueuedLoads = true
+                continue
+            }
             guard pair.count == 2, pair[1].hasPrefix("+") else {
-                throw ParseError(description: "--inject '\(part)': write stage=+N% or stage=+Nms (stages: latency, decode, filter)")
+                throw ParseError(description: "--inject '\(part)': write stage=+N% or stage=+Nms (stages: latency, decode, filter), or cancel=running-only")
             }
             let amount = String(pair[1].dropFirst())
             if amount.hasSuffix("%") {
@@ -46,6 +58,12 @@ public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
             default: throw ParseError(description: "--inject '\(part)': unknown stage '\(pair[0])' (latency, decode, filter)")
             }
         }
+    }
+
+    /// True when it slows a real stage (the network, a decoder, a filter), which a virtual run
+    /// does not have; a broken policy it runs.
+    var slowsStages: Bool {
+        latencyFactor != 1 || latencyMilliseconds != 0 || decodeMilliseconds != 0 || filterMilliseconds != 0
     }
 
     /// The network profile with the injected latency.

@@ -185,7 +185,7 @@ extension RunFlag {
     ]
 
     static let testing: [RunFlag] = [
-        RunFlag("inject", group: .testing, help: "Testing aid: slow a stage on purpose, e.g. 'latency=+20%' or 'decode=+3ms' (latency, decode, filter).",
+        RunFlag("inject", group: .testing, help: "Testing aid: slow a stage on purpose, e.g. 'latency=+20%' or 'decode=+3ms' (latency, decode, filter), or break the cancel policy with 'cancel=running-only' (queued loads are never cancelled).",
                 apply: { text, target throws(PlanError) in
                     guard let text else { return }
                     target.plan.settings.injection = try spec { () throws(FaultInjection.ParseError) in try FaultInjection(parsing: text) }
