@@ -104,9 +104,9 @@ struct GateCommand: ParsableCommand {
         let workspace = URL(fileURLWithPath: out ?? "imgbench-results/gate-\(Timestamp.now())")
         // Read once: the like-with-like check and the fresh runs both need it.
         let basePlan = try current == nil ? RecordedPlan.read(baseline) : nil
-        try checkLikeWithLike(base: basePlan, a: a, b: b)
-        // Both sides are the same kind of time (checked above): virtual ones compare exactly.
-        let exact = (basePlan ?? (try? RecordedPlan.read(baseline)))?.settings.isVirtual == true
+        // Two virtual sides compare exactly; sides whose plans could not be read never do.
+        let exact = try checkLikeWithLike(base: basePlan, a: a, b: b)
+        if exact && confirm { announce("--confirm has nothing to do: virtual runs repeat exactly") }
         let evaluation = try CommandFailure.catching { () throws -> GateEvaluation in
             if let current {
                 return GateEvaluation(baseline: try ResultsDirectory(path: baseline),
@@ -171,7 +171,8 @@ struct GateCommand: ParsableCommand {
     /// injected slowdown): else exit 2 naming the differences, unless --allow-config-change.
     /// The candidate's plan is the recorded one (--current), or what the side's extra arguments
     /// make of the baseline's; in A/B mode both sides are compared with each other.
-    private func checkLikeWithLike(base basePlan: BenchmarkPlan?, a: GateRunner.Side, b: GateRunner.Side) throws {
+    /// True when both sides run in virtual time (what runs, after the sides' own flags).
+    private func checkLikeWithLike(base basePlan: BenchmarkPlan?, a: GateRunner.Side, b: GateRunner.Side) throws -> Bool {
         let differences: [String]
         let plans: (BenchmarkPlan, BenchmarkPlan)
         do {
@@ -184,10 +185,12 @@ struct GateCommand: ParsableCommand {
                 throw CommandFailure("cannot check that both sides ran the same configuration (\(CommandFailure.reason(error))); "
                                      + "pass --allow-config-change to compare anyway")
             }
-            return print("imgbench gate: configurations not checked: \(CommandFailure.reason(error))")
+            print("imgbench gate: configurations not checked: \(CommandFailure.reason(error))")
+            return false
         }
         try CommandFailure.requireSameTime(plans.0, plans.1, of: "sides")
         try CommandFailure.requireSameConfiguration(differences, of: "sides", allowed: allowConfigChange)
+        return plans.0.settings.isVirtual && plans.1.settings.isVirtual
     }
 
     /// Side A (the baseline's, in A/B mode) and side B (the candidate: the fresh run or side B).

@@ -32,7 +32,7 @@ struct MarkdownReport: ReportWriter {
         network \(settings.source == .embedded ? settings.network.description : "the source's own (not shaped)"), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_000_000) MB, \
         disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_000_000) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).
-        \(settings.injection == .none ? "" : "**Injected slowdown (a testing aid, not a real measurement): `\(settings.injection)`.**\n")\
+        \(settings.injection == .none ? "" : "**Injected fault (a testing aid, not a real measurement): `\(settings.injection)`.**\n")\
         \(settings.faults.isEmpty ? "" : "Server faults injected: `\(settings.faults)`.\n")
         Workload: \(results.corpusImages) images\(results.corpusBytes > 0 ? ", \(results.corpusBytes / 1024) kB" : ""), \
         \(settings.source == .embedded ? "served by the embedded server" : "from \(settings.source.description)"), \

@@ -184,7 +184,9 @@ struct CommandLineTests {
     }
 }
 
-extension ChildCommandRuns {
+// In the timed chain: its run's findings depend on the host keeping up (an overloaded host ranks
+// no cell and has fewer to say), and beside the other chain it once did not.
+extension ChildProcessRuns {
     @Suite("imgbench report")
     struct ReportCommandTests {
         @Test("imgbench report writes report.md again from the data files, with the same findings and table")
@@ -204,7 +206,11 @@ extension ChildCommandRuns {
                 func lines(_ text: String, _ prefix: String) -> [Substring] { text.split(separator: "\n").filter { $0.hasPrefix(prefix) } }
                 // Sentences and table rows are the same in number and subject; the numbers may differ in
                 // the last rounded digit, as the data files keep 3 decimals.
-                #expect(lines(rewritten, "- ").count == lines(original, "- ").count && lines(original, "- ").count >= 6, "\(original)\n----\n\(rewritten)")
+                // Six findings or more when a cell is ranked; a host too loaded to rank any (the verdict
+                // "could not measure") has fewer to say, and the two reports must still say the same.
+                let ranked = !original.contains("**Verdict: could not measure")
+                #expect(lines(rewritten, "- ").count == lines(original, "- ").count && (!ranked || lines(original, "- ").count >= 6),
+                        "\(original)\n----\n\(rewritten)")
                 #expect(lines(rewritten, "| ").map { $0.prefix(16) } == lines(original, "| ").map { $0.prefix(16) })
                 // The verdict is the same kind of sentence (a loaded machine may make it "could not measure").
                 func verdict(_ text: String) -> Substring? { lines(text, "**").first?.prefix { $0 != ":" } }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// `imgbench serve` as a user runs it: curl fetches from it, the profile's delay is applied, and
     /// Ctrl-C stops it cleanly.
     @Suite("imgbench serve", .serialized)

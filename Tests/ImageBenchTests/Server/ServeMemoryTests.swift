@@ -24,7 +24,7 @@ extension ChildProcessRuns {
                 let server = try BackgroundRun(["serve", "--port", "0", "--images", "20", "--network", "loopback", "--log", "requests"],
                                                log: directory.appendingPathComponent("stderr.log"))
                 defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
-                let port = try #require(Int(try ChildCommandRuns.ServeCommandTests.address(of: server).split(separator: ":").last ?? ""))
+                let port = try #require(Int(try ChildProcessRuns.ServeCommandTests.address(of: server).split(separator: ":").last ?? ""))
                 let pid = server.process.processIdentifier
                 let before = try #require(Self.residentMegabytes(pid))
                 // The bounds (100 MB during, 80 MB after) for a plain build. A ThreadSanitizer

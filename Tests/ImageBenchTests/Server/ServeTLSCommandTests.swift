@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// `imgbench serve --tls` and plain `imgbench serve` as a user runs them, curl the client.
     @Suite("imgbench serve over TLS and HTTP/2", .serialized)
     struct ServeTLSCommandTests {

@@ -149,9 +149,11 @@ struct BackgroundRun {
 @Suite("Child processes", .serialized)
 enum ChildProcessRuns {}
 
-/// A second chain beside `ChildProcessRuns`, for the suites whose children check commands,
-/// plans, gates and reports rather than a run's timing (short or virtual runs, report rendering):
-/// one chain alone left a core idle for most of the suite (the chain was the test pass's whole
-/// wall time, 764 s of 768), and these do not depend on the real-time runs keeping their frames.
+/// A second chain beside `ChildProcessRuns`, for the suites whose children are judged on what
+/// they write and exit with (command-line errors, plans, gates, reports, Chromium's rendering,
+/// virtual runs), never on wall-clock time: their runs may be slowed by the other chain without a
+/// test noticing. One chain alone left a core idle for most of the test pass (the chain was its
+/// whole wall time, 764 s of 768). A suite that asserts a time (`serve`'s time to first byte, a
+/// host's lateness) belongs in `ChildProcessRuns`.
 @Suite("Child processes: commands and reports", .serialized)
 enum ChildCommandRuns {}

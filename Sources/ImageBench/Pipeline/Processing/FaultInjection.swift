@@ -28,6 +28,9 @@ public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
 
     public init(parsing text: String) throws(ParseError) {
         description = text
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ParseError(description: "--inject: empty; write stage=+N% or stage=+Nms, or cancel=running-only")
+        }
         for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
             if pair.first == "cancel" {
