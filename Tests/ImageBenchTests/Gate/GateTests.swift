@@ -194,7 +194,7 @@ extension GateTests {
     }
 }
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// The gate through the real binary: fresh runs of a recorded configuration, A/B rounds and
     /// --confirm as child processes, on a tiny loopback scenario. The regression is made
     /// deterministic (side B scrolls half the rows), so no verdict here depends on machine speed.

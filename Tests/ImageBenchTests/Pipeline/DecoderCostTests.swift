@@ -26,7 +26,7 @@ struct DecoderCostTests {
     }
 }
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     @Suite("imgbench decoders")
     struct DecodersCommandTests {
         @Test("prints the table (or CSV) for the formats asked; a bad size or format is a one-line error")

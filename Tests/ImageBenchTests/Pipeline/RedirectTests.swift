@@ -34,7 +34,7 @@ struct Listener {
     func close() { _ = Glibc.close(descriptor) }
 }
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     @Suite("Redirects stay on the web")
     struct RedirectTests {
         @Test("a redirect to ftp:// (or file://) is refused without a connection; one to another http URL is followed")

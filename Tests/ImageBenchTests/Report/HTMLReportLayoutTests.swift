@@ -135,7 +135,7 @@ struct HTMLReportLayoutTests {
     }
 }
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// The page laid out by Chromium at the widths of a laptop and a desktop window.
     @Suite("report.html's width in headless Chromium")
     struct HTMLReportWidthTests {

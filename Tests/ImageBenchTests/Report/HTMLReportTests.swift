@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// report.html of a real run: well-formed, self-contained, and drawn by a real browser.
     @Suite("HTML report in headless Chromium")
     struct HTMLReportTests {

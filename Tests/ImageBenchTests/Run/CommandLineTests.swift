@@ -184,8 +184,6 @@ struct CommandLineTests {
     }
 }
 
-// In the timed chain: its run's findings depend on the host keeping up (an overloaded host ranks
-// no cell and has fewer to say), and beside the other chain it once did not.
 extension ChildProcessRuns {
     @Suite("imgbench report")
     struct ReportCommandTests {

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import ImageBench
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// Errors first, on a real loopback server: a `{id}.jpg` template over a jpeg+png corpus, so
     /// about half the ids answer 404.
     @Suite("A run full of 404s", .serialized)

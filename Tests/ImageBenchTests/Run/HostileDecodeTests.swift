@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// Issue 28 through the binary: huge headers over small files must not cost memory in
     /// proportion to the header (done-means 2), and a decompression bomb must not outlive
     /// `--timeout` or a SIGTERM (done-means 3).

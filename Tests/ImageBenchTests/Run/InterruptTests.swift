@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// Ctrl-C and SIGTERM through the real binary: the run stops, the reports measured so far are
     /// written and marked partial, and the exit status says which signal it was.
     @Suite("Interrupted runs", .serialized)

@@ -96,7 +96,7 @@ extension ChildProcessRuns {
                 let changed = zip(markdown.split(separator: "\n"), again.split(separator: "\n")).filter { $0.0 != $0.1 }.prefix(3)
                 #expect(again == markdown, "\(changed.map { "\($0.0)\n→ \($0.1)" }.joined(separator: "\n"))")
                 let page = out.appendingPathComponent("report.html")
-                if let chromium = ChildCommandRuns.HTMLReportTests.chromium {
+                if let chromium = ChildProcessRuns.HTMLReportTests.chromium {
                     let drawn = try drawnTable(page, chromium: chromium, root: root)
                     // A header row and one row a figure, each with a value in both cells' columns.
                     #expect(drawn.first?.hasPrefix("figure|threads ×5 (1 run, ") == true, "\(drawn)")
@@ -116,7 +116,7 @@ extension ChildProcessRuns {
                 """
             let copy = root.appendingPathComponent("drawn.html")
             try String(contentsOf: page, encoding: .utf8).replacingOccurrences(of: "</body>", with: script).write(to: copy, atomically: true, encoding: .utf8)
-            let dom = try ChildCommandRuns.HTMLReportWidthTests.dumpedDOM(copy, chromium: chromium, profile: root.appendingPathComponent("profile"), width: 1200)
+            let dom = try ChildProcessRuns.HTMLReportWidthTests.dumpedDOM(copy, chromium: chromium, profile: root.appendingPathComponent("profile"), width: 1200)
             let text = HTMLReportLayoutTests.captures("<pre id=\"drawn\">([^<]*)</pre>", in: dom).first ?? ""
             return text.split(separator: "\n").map(String.init)
         }

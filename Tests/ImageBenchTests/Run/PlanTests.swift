@@ -166,7 +166,7 @@ struct PlanTests {
     }
 }
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     @Suite("The plan through the binary")
     struct PlanThroughTheBinaryTests {
         @Test("RunArguments spells a plan so that imgbench run records exactly that plan")

@@ -145,7 +145,7 @@ struct RunFlagCatalogTests {
     }
 }
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     @Suite("A new dimension through the binary")
     struct DimensionThroughTheBinaryTests {
         @Test("--transport blocking,multi and --coalesce on,off: a row per cell in summary.csv, their columns in requests.csv, shards merged by them")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// `imgbench gate` on a baseline recorded in virtual time (issue 34, done means 4): no noise,
     /// so an unchanged build passes every time and a changed policy fails on its counts.
     @Suite("A virtual gate through the binary", .serialized)

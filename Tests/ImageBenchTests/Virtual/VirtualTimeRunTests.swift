@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ImageBench
 
-extension ChildCommandRuns {
+extension ChildProcessRuns {
     /// `--time virtual` through the binary: the whole run (matrix, reports) on a virtual clock,
     /// each run a process of its own (so nothing may depend on a process's hash seed).
     @Suite("Virtual time through the binary", .serialized)
