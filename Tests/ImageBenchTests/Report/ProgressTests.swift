@@ -28,11 +28,11 @@ extension ChildProcessRuns {
                 sys.stdout.write(repr(b"".join(chunks).decode("utf-8", "replace")))
                 sys.exit(os.waitstatus_to_exitcode(status))
                 """
-                let terminal = try runPython(script, arguments: [Fixtures.executable.path] + Self.arguments
+                let terminal = try runPython(script, arguments: [Fixtures.instrumentedExecutable.path] + Self.arguments
                                              + ["--out", directory.appendingPathComponent("tty").path])
                 // A terminal that cannot move its cursor gets plain lines, no escapes at all.
                 let dumb = try runPython("import os\nos.environ['TERM'] = 'dumb'\n" + script,
-                                         arguments: [Fixtures.executable.path, "--rows", "100", "--images", "20", "--strategies", "threads",
+                                         arguments: [Fixtures.instrumentedExecutable.path, "--rows", "100", "--images", "20", "--strategies", "threads",
                                                      "--network", "loopback", "--warmup-seconds", "0",
                                                      "--out", directory.appendingPathComponent("dumb").path])
                 #expect(!dumb.contains("\\x1b") && dumb.contains("[1/1] threads ×5 #1: done in"), "TERM=dumb: \(dumb.prefix(400))")
@@ -65,7 +65,7 @@ extension ChildProcessRuns {
                 sys.exit(os.waitstatus_to_exitcode(pty.spawn(sys.argv[1:])))
                 """
                 let out = directory.appendingPathComponent("run")
-                let terminal = try runPython(script, arguments: [Fixtures.executable.path, "--clients", "10", "--duration", "10s",
+                let terminal = try runPython(script, arguments: [Fixtures.instrumentedExecutable.path, "--clients", "10", "--duration", "10s",
                                                                  "--rows", "400", "--images", "40", "--strategies", "threads",
                                                                  "--network", "loopback", "--warmup-seconds", "1", "--no-decode",
                                                                  "--out", out.path])

@@ -16,9 +16,10 @@ extension ChildProcessRuns {
                 let prometheus = try PrometheusServer(scraping: metricsPort)
                 defer { prometheus.stop() }
                 let out = root.appendingPathComponent("results")
+                // Instrumented: the metrics server's thread reads what the users' threads record.
                 let run = try Fixtures.imgbench(["run", "--clients", "4", "--duration", "5s", "--no-decode", "--rows", "300",
                                                  "--strategies", "gcd,threads", "--out", out.path,
-                                                 "--metrics-address", "127.0.0.1:\(metricsPort)"])
+                                                 "--metrics-address", "127.0.0.1:\(metricsPort)"], instrumented: true)
                 try #require(run.status == 0, "\(run.output)")
                 #expect(!run.output.contains("no scrape read the final metrics"), "\(run.output)")
                 let summary = try LoadModelNginxTests.table(out.appendingPathComponent("summary.csv"))

@@ -37,8 +37,20 @@ enum Fixtures {
         return ~crc
     }
 
-    /// The imgbench executable built beside this test bundle.
+    /// The imgbench that child-process tests run: the release build the gate measured, not
+    /// instrumented, when scripts/test names it (`IMGBENCH_PLAIN_EXECUTABLE`), else the one built
+    /// beside this test bundle. Under ThreadSanitizer a child costs about three times the CPU
+    /// (a 300-row run: 6.8 CPU-s against 2.5, the same 26–29 s of wall time), and these tests
+    /// judge what the binary writes and exits with, which the sanitizer does not change; the
+    /// library's concurrency is checked in-process, and the children whose own threads are the
+    /// point (signals, servers, live metrics, progress) run `instrumentedExecutable`.
     static var executable: URL {
+        ProcessInfo.processInfo.environment["IMGBENCH_PLAIN_EXECUTABLE"].map { URL(fileURLWithPath: $0) } ?? instrumentedExecutable
+    }
+
+    /// The imgbench built beside this test bundle: under scripts/test, instrumented by
+    /// ThreadSanitizer (a race in the child makes it exit 66 with the report, `halt_on_error=1`).
+    static var instrumentedExecutable: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("imgbench")
     }
 
@@ -68,9 +80,11 @@ enum Fixtures {
     static let sanitizerSlack: Double = ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil ? 1 : 3
 
     /// Runs the imgbench binary to the end: its exit status and its stdout and stderr together.
-    static func imgbench(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// `instrumented`: the ThreadSanitizer build (`instrumentedExecutable`), for a child whose own
+    /// threads are what the test is about.
+    static func imgbench(_ arguments: [String], instrumented: Bool = false) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = instrumented ? instrumentedExecutable : executable
         process.arguments = withoutWarmUp(arguments)
         let output = Pipe()
         process.standardOutput = output
@@ -109,16 +123,18 @@ struct BackgroundRun {
     let log: URL
 
     /// `descriptorLimit`: run it under `ulimit -n` that many open files. `standardOutput`: where
-    /// its standard output goes (nowhere by default).
+    /// its standard output goes (nowhere by default). The instrumented build: a run acted on while
+    /// it goes (signals, a server killed under it, `imgbench serve`) is about its own threads.
     init(_ arguments: [String], log: URL, descriptorLimit: Int? = nil, standardOutput: URL? = nil) throws {
         self.log = log
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let executable = Fixtures.instrumentedExecutable
         if let descriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", Fixtures.executable.path]
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", executable.path]
                 + Fixtures.withoutWarmUp(arguments)
         } else {
-            process.executableURL = Fixtures.executable
+            process.executableURL = executable
             process.arguments = Fixtures.withoutWarmUp(arguments)
         }
         if let standardOutput {
