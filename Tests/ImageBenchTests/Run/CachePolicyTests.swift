@@ -230,7 +230,6 @@ extension ChildProcessRuns {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: log)
             try process.run()
-            ChildPriority.raise(process)
             // Wait until the run is writing entries (into its run directory), then kill it mid-stream.
             func written() -> Int {
                 let runs = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix(".imgbench-run-") }

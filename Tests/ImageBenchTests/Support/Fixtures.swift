@@ -90,7 +90,6 @@ enum Fixtures {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        ChildPriority.raise(process)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, text)
@@ -146,7 +145,6 @@ struct BackgroundRun {
         }
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
-        ChildPriority.raise(process)
     }
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }

@@ -54,7 +54,6 @@ final class Nginx {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        ChildPriority.raise(process)
         // Ready when it accepts connections (nginx has no readiness signal of its own).
         let deadline = Date().addingTimeInterval(20)
         while !Self.accepts(port: self.port) {

@@ -37,7 +37,6 @@ final class PrometheusServer {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
-        ChildPriority.raise(process)
         // Ready when its readiness endpoint says so (the storage opened, the scrapes configured).
         let deadline = Date().addingTimeInterval(60)
         while (try? Self.get(port: port, path: "/-/ready"))?.status != 200 {
