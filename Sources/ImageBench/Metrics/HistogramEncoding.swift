@@ -141,7 +141,11 @@ enum HistogramEncoding {
                         _ = histogram.record(extreme)
                         rest -= 1
                     }
-                    if rest > 0 { _ = histogram.record(layout.value(at: index), count: rest) }
+                    // The rest of the extremes' buckets within the extremes: a bucket's lowest value
+                    // below the exact minimum would become the minimum (and percentile 0).
+                    let lowest = layout.value(at: index)
+                    let value = exact.map { Swift.min(Swift.max(lowest, $0.min), $0.max) } ?? lowest
+                    if rest > 0 { _ = histogram.record(value, count: rest) }
                 }
                 index += 1
             }

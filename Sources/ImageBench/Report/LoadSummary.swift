@@ -15,8 +15,8 @@ struct LoadSummary: Sendable {
 
         init(_ histogram: LatencyHistogram) {
             count = histogram.count
-            // The least from its bucket (as the percentiles are), not the exact minimum: only the
-            // buckets come back whole from histograms.json, and `imgbench report` must say the same.
+            // Percentile 0 is the exact smallest value, the max its bucket's highest: histograms.json
+            // keeps both (min_us, max_us), so `imgbench report` says the same.
             (avg, min, max) = (histogram.meanMilliseconds, histogram.milliseconds(atPercentile: 0), histogram.maxMilliseconds)
             med = histogram.milliseconds(atPercentile: 50)
             p90 = histogram.milliseconds(atPercentile: 90)

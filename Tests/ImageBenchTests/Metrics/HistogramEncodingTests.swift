@@ -39,6 +39,21 @@ struct HistogramEncodingTests {
         }
     }
 
+    @Test("the exact minimum and maximum come back when their buckets hold other values too", arguments: [
+        [22_410, 22_412, 22_415, 30_000], [22_410, 22_412, 22_415], [40_001, 40_003, 40_002], [7, 7, 9_000_001, 9_000_002]])
+    func extremesInSharedBuckets(_ microseconds: [UInt64]) throws {
+        var original = LatencyHistogram()
+        for value in microseconds { original.record(nanoseconds: value * 1_000) }
+        let decoded = try JSONDecoder().decode(LatencyHistogram.self, from: JSONEncoder().encode(original))
+        #expect(decoded.milliseconds(atPercentile: 0) == Double(microseconds.min()!) / 1_000)
+        // The max is its bucket's highest value, in the run as read back.
+        #expect(decoded.maxMilliseconds == original.maxMilliseconds && decoded.count == microseconds.count)
+        for percentile in Self.percentiles {
+            #expect(decoded.milliseconds(atPercentile: percentile) == original.milliseconds(atPercentile: percentile), "p\(percentile)")
+        }
+        #expect(decoded.meanMilliseconds == original.meanMilliseconds)
+    }
+
     @Test("Python's hdrhistogram package decodes it: the same count in every bucket, and its own percentiles from them")
     func pythonReadsIt() throws {
         let original = Self.sample()
