@@ -25,18 +25,23 @@ struct EndToEndTests {
                                                concurrencies: [concurrency]))
     }
 
+    /// An operation queue of 5 cancelling offscreen loads, every frame of the trace drawn.
+    static func stepped(rows: Int, network: String, settle: Double) async throws -> RunResult {
+        try await onOwnThread {
+            var settings = RunSettings()
+            settings.rows = rows
+            settings.network = try NetworkProfile(parsing: network)
+            settings.cancelPolicy = .offscreen
+            settings.settleSeconds = settle
+            return try steppedRun(settings, strategy: .operationQueue, concurrency: 5)
+        }
+    }
+
     @Test("a 200-row run visits every row and its counts add up")
     func consistentCounts() async throws {
         // Every frame of the trace drawn (`runEveryFrame`): a loop woken late on a busy machine
         // would skip the frames it slept through and never show the rows passed in them.
-        let result = try await onOwnThread {
-            var settings = RunSettings()
-            settings.rows = 200
-            settings.network = try NetworkProfile(parsing: "loopback")
-            settings.cancelPolicy = .offscreen
-            settings.settleSeconds = 1
-            return try steppedRun(settings, strategy: .operationQueue, concurrency: 5)
-        }
+        let result = try await Self.stepped(rows: 200, network: "loopback", settle: 1)
         let s = result.summary
         #expect(s.rowsVisited == 200)
         #expect(Set(result.requests.map(\.row)) == Set(0..<200))
@@ -67,14 +72,7 @@ struct EndToEndTests {
         // Every frame of the trace drawn and a long settle (which ends once every visible row shows
         // its image): in CI, a host loaded by other tests once ran the whole 1 s settle before any
         // 100 ms load came back, and nothing was displayed to check.
-        let result = try await onOwnThread {
-            var settings = RunSettings()
-            settings.rows = 60
-            settings.network = try NetworkProfile(parsing: "latency=100ms,jitter=0ms")
-            settings.cancelPolicy = .offscreen
-            settings.settleSeconds = 10
-            return try steppedRun(settings, strategy: .operationQueue, concurrency: 5)
-        }
+        let result = try await Self.stepped(rows: 60, network: "latency=100ms,jitter=0ms", settle: 10)
         let network = result.requests.filter { $0.source == .network && $0.outcome == .displayed }
         let s = result.summary
         #expect(!network.isEmpty, "\(s.requests) requests, \(s.networkFetches) fetched, \(s.cancelledQueued) + \(s.cancelledInflight) cancelled, \(s.errors) errors, \(s.durationS) s")
