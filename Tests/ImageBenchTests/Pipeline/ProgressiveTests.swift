@@ -5,7 +5,9 @@ import Testing
 /// Collects what a previewer posts.
 final class PreviewSink: Sendable {
     private let previews = Locked<[LoadPreview]>([])
-    var all: [LoadPreview] { previews.withLockedValue { $0 } }
+    /// A copy made under the lock, sharing no storage with the array the queue still appends to:
+    /// a shared buffer let a later append race the test's reads (ThreadSanitizer, in CI).
+    var all: [LoadPreview] { previews.withLockedValue { $0.map { $0 } } }
     func post(_ preview: LoadPreview) { previews.withLockedValue { $0.append(preview) } }
 }
 
