@@ -5,8 +5,9 @@ import Testing
 /// Collects what a previewer posts.
 final class PreviewSink: Sendable {
     private let previews = Locked<[LoadPreview]>([])
-    /// A copy made under the lock, sharing no storage with the array the queue still appends to:
-    /// a shared buffer let a later append race the test's reads (ThreadSanitizer, in CI).
+    /// A copy made under the lock into storage of its own: ThreadSanitizer once reported the
+    /// queue's later append racing the test's read of the array returned as it was (why the
+    /// shared buffer was not copied on append is not established); no shared buffer, no such race.
     var all: [LoadPreview] { previews.withLockedValue { $0.map { $0 } } }
     func post(_ preview: LoadPreview) { previews.withLockedValue { $0.append(preview) } }
 }
