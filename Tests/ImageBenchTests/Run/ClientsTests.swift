@@ -37,8 +37,11 @@ extension ChildProcessRuns {
             } else {
                 // A starved host (other suites on two cores) woke the users' loop more than a frame
                 // late, and rows that flew by meanwhile were never on screen: fewer, never more.
-                #expect(result.summary.requests <= 20 * 300 && result.summary.requests > 20 * 300 * 9 / 10,
-                        "\(result.summary.requests) requests, \(result.summary.hostLateFrames) late frames")
+                // How many fewer depends on how starved it was (a CI run under ThreadSanitizer saw
+                // 4,695 of 6,000 after 424 late wakes), so no lower share is asserted: each user
+                // still requested rows, and no more than its 300.
+                #expect(result.summary.requests <= 20 * 300, "\(result.summary.requests) requests, \(result.summary.hostLateFrames) late frames")
+                #expect(result.clients.allSatisfy { $0.summary.requests > 0 && $0.summary.requests <= 300 })
             }
             // --no-decode decodes nothing: every image was loaded, none decoded.
             #expect(result.summary.imagesDecoded == 0 && result.summary.imagesLoaded > 100 && result.summary.errors == 0)
