@@ -160,13 +160,14 @@ struct BackgroundRun {
 
 /// The suites that run imgbench (or nginx) as child processes, one after another: each spawns
 /// several processes that scroll in real time, and on a 2-core machine running them side by side
-/// starves them all (dropped frames, runs that outlast their waits). Suites elsewhere still run
-/// in parallel with these. This chain is the ThreadSanitizer pass's critical path: 447 s alone
-/// (most children run the plain release build, `Fixtures.executable`), 290 s for every in-process
-/// suite alone, 673 s side by side. Giving its children the CPU first (the test process at nice
-/// 5, its children at 0) changed nothing (663 s). A second chain beside it for the suites judged
-/// only on their output cut the pass from 768 s to 586 s, but in two full runs two tests that had
-/// always passed failed on the load (a report whose host was too loaded to rank a cell; a 5 s
-/// fetch in an in-process test), so there is one chain.
+/// starves them all (dropped frames, runs that outlast their waits). This chain is the
+/// ThreadSanitizer pass's critical path: 447 s alone (most children run the plain release build,
+/// `Fixtures.executable`), 290 s for every in-process suite alone, 673 s side by side in one
+/// process, where in-process tests blocking the cooperative pool's two threads held up the
+/// chain's next test. So scripts/test runs it in a test process of its own, beside one for the
+/// other suites, which then runs a few of the chain's suites judged on counts and output only
+/// (its `chain_tail`), still one at a time. A second chain inside one process, tried earlier,
+/// failed two tests on the load (a report whose host was too loaded to rank a cell; a 5 s fetch
+/// in an in-process test).
 @Suite("Child processes", .serialized)
 enum ChildProcessRuns {}
