@@ -30,4 +30,17 @@ struct LoadTableTests {
         let app = ComparisonTable(Self.benchmark(runs) { _ in })
         #expect(app.header.contains("ph mean ms") && !app.header.contains("req/s") && app.text().contains("* best"))
     }
+
+    @Test("the load summary's avg lies within its min and max, however the requests fall in their buckets",
+          arguments: [[22_415], [22_400], [22_415, 22_415, 22_415], [47, 22_415, 90_001], [1_000_000_001]])
+    func averageWithinExtremes(microseconds: [UInt64]) {
+        var histogram = LatencyHistogram()
+        for value in microseconds { histogram.record(nanoseconds: value * 1_000) }
+        let durations = LoadSummary.Durations(histogram)
+        let exact = Double(microseconds.reduce(0, +)) / Double(microseconds.count) / 1_000
+        #expect(durations.min == Double(microseconds.min()!) / 1_000)
+        #expect(durations.min <= durations.avg && durations.avg <= durations.max, "\(durations)")
+        // Still the histogram's mean, to within a bucket (3 significant digits), where that lies within them.
+        #expect(abs(durations.avg - exact) <= exact / 1_000, "avg \(durations.avg), exact \(exact)")
+    }
 }

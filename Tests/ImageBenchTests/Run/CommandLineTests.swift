@@ -204,11 +204,14 @@ extension ChildProcessRuns {
                 func lines(_ text: String, _ prefix: String) -> [Substring] { text.split(separator: "\n").filter { $0.hasPrefix(prefix) } }
                 // Sentences and table rows are the same in number and subject; the numbers may differ in
                 // the last rounded digit, as the data files keep 3 decimals.
-                // Six findings or more when a cell is ranked; a host too loaded to rank any (the verdict
-                // "could not measure") has fewer to say, and the two reports must still say the same.
+                // Six findings or more when every cell is ranked. A host too loaded to rank some cells
+                // has fewer to say (a CI run: three, with two of four cells not ranked), one too loaded
+                // to rank any (the verdict "could not measure") fewer still; the two reports must still
+                // say the same.
                 let ranked = !original.contains("**Verdict: could not measure")
-                #expect(lines(rewritten, "- ").count == lines(original, "- ").count && (!ranked || lines(original, "- ").count >= 6),
-                        "\(original)\n----\n\(rewritten)")
+                let findings = lines(original, "- ").count
+                let least = !ranked ? 0 : original.contains("\n- Not ranked: ") ? 3 : 6
+                #expect(lines(rewritten, "- ").count == findings && findings >= least, "\(original)\n----\n\(rewritten)")
                 #expect(lines(rewritten, "| ").map { $0.prefix(16) } == lines(original, "| ").map { $0.prefix(16) })
                 // The verdict is the same kind of sentence (a loaded machine may make it "could not measure").
                 func verdict(_ text: String) -> Substring? { lines(text, "**").first?.prefix { $0 != ":" } }
