@@ -242,9 +242,16 @@ extension ChildProcessRuns {
                                               "--allow-config-change", "--threshold", "rows_visited -0", "--confirm", "--out", ab.path])
                 #expect(fail.status == 1, "\(fail.output)")
                 #expect(fail.output.contains("REGRESSION: rows_visited in threads ×2"))
+                // Each side scrolled its own feed: every row of it, or, where a starved host woke the
+                // loop late (a CI run), fewer: rows that flew by meanwhile were never on screen.
+                func visitedItsRows(_ run: ResultRun, _ rows: Double) -> Bool {
+                    guard let visited = run.value("rows_visited") else { return false }
+                    return run.value("host_late_frames") == 0 ? visited == rows : visited > 0 && visited <= rows
+                }
                 let a = try ResultsDirectory(path: ab.appendingPathComponent("ab-a").path)
-                #expect(a.runs.map { $0.text("repeat") } == ["1", "2", "3", "4"] && a.runs.allSatisfy { $0.text("rows_visited") == "40" })
-                #expect(try ResultsDirectory(path: ab.appendingPathComponent("confirm-b").path).runs.allSatisfy { $0.text("rows_visited") == "20" })
+                #expect(a.runs.map { $0.text("repeat") } == ["1", "2", "3", "4"] && a.runs.allSatisfy { visitedItsRows($0, 40) },
+                        "\(a.runs.map { ($0.text("rows_visited") ?? "?", $0.text("host_late_frames") ?? "?") })")
+                #expect(try ResultsDirectory(path: ab.appendingPathComponent("confirm-b").path).runs.allSatisfy { visitedItsRows($0, 20) })
                 let failJSON = try Self.json(ab.appendingPathComponent("gate.json"))
                 let check = try #require((failJSON["checks"] as? [[String: Any]])?.first)
                 #expect(failJSON["verdict"] as? String == "regression" && failJSON["confirmed_by_rerun"] as? Bool == true)
