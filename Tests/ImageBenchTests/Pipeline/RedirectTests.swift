@@ -67,5 +67,41 @@ extension ChildProcessRuns {
                 #expect(followed.bytes == image.bytes)
             }
         }
+        @Test("through a loop's parsed URLs: a redirect is followed and the next request on the handle goes where it asks; a refused one and a malformed URL fail as before")
+        func parsedURLsFollowRedirects() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("parsed-redirects")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let images = ImageCorpus.generate(count: 2, seed: 3).images
+                for (index, image) in images.enumerated() { try Data(image.bytes).write(to: root.appendingPathComponent("\(index).jpg")) }
+                let nginx = try Nginx(root: root, extra: """
+                    location = /moved.jpg { return 302 /1.jpg; }
+                    location = /to-ftp.jpg { return 302 ftp://127.0.0.1:1/0.jpg; }
+                    """)
+                defer { nginx.stop() }
+                // One transfer at a time on one user's handle: each request reuses the handle the last one left.
+                let transport = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 3_000, stallMilliseconds: 1_000), client: 1)
+                defer { transport.shutdown() }
+                func fetch(_ path: String) throws(FetchError) -> [UInt8] {
+                    let token = LoadToken()
+                    _ = token.begin()
+                    return try transport.fetch("\(nginx.baseURL)/\(path)", expectedBytes: nil, attempt: 1, token: token).bytes
+                }
+                #expect(try fetch("moved.jpg") == images[1].bytes)
+                #expect(try fetch("0.jpg") == images[0].bytes, "the handle went back to the redirect's target")
+                #expect(try fetch("moved.jpg") == images[1].bytes, "a parsed URL used twice")
+                do throws(FetchError) {
+                    _ = try fetch("to-ftp.jpg")
+                    Issue.record("the redirect to ftp:// was followed")
+                } catch {
+                    guard case .connection(let reason, _) = error else { Issue.record("\(error)"); return }
+                    #expect(reason.lowercased().contains("protocol"), "\(reason)")
+                }
+                #expect(try fetch("0.jpg") == images[0].bytes)
+                let token = LoadToken()
+                _ = token.begin()
+                #expect(throws: FetchError.self) { try transport.fetch("http://[::1", expectedBytes: nil, attempt: 1, token: token) }
+            }
+        }
     }
 }

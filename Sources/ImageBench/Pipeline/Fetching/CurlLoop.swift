@@ -7,11 +7,13 @@ import Synchronization
 /// `--clients` every user's transport joins one loop, so a hundred users cost one network thread,
 /// not a hundred, while each keeps its own multi handle and so its own connections, as phones do.
 ///
-/// `@unchecked Sendable`: `members` and the C loop are touched only by the loop's thread (and by
+/// `@unchecked Sendable`: `members`, `parsedURLs` and the C loop are touched only by the loop's thread (and by
 /// `deinit`, after it has exited); `joining` is locked and `stopping` atomic.
 final class CurlLoop: @unchecked Sendable {
     private let loop: OpaquePointer
     private var members: [CurlMultiTransport?] = []
+    /// The URLs its members' transfers asked for, parsed once for all of them (loop thread only).
+    let parsedURLs = ParsedURLs()
     private let joining = Locked<[CurlMultiTransport]>([])
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
