@@ -26,7 +26,7 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
     private let loop: CurlLoop
     private let ownsLoop: Bool
     private let incoming = Locked<(requests: [Request], closed: Bool)>(([], false))
-    private let needsService = Atomic<Bool>(false)
+    private let bell: ServiceBell
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, completion: Completion)] = [:]
@@ -49,6 +49,7 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
         ib_curl_multi_set_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         self.limits = limits
         self.loop = loop ?? CurlLoop()
+        bell = ServiceBell(loop: self.loop)
         ownsLoop = loop == nil
         self.loop.join(self)
     }
@@ -67,30 +68,25 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
             completion(.failure(.connection("transport shut down")))
             return
         }
-        fetch.token.onCancel { [weak self] in self?.requestService() }
-        requestService()
+        fetch.token.onCancel { [bell] in bell.ring() }
+        bell.ring()
     }
 
     /// Aborts what is in flight and leaves the loop (stopping it if it is this transport's own).
     func shutdown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        requestService()
+        bell.ring()
         stopped.wait()
         if ownsLoop { loop.stop() }
-    }
-
-    private func requestService() {
-        needsService.store(true, ordering: .sequentiallyConsistent)
-        loop.wakeUp()
     }
 
     // MARK: - on the loop's thread
 
     /// True once after `start`, a cancel or `shutdown` asked for the loop's attention.
-    func serviceRequested() -> Bool { needsService.exchange(false, ordering: .acquiringAndReleasing) }
+    func serviceRequested() -> Bool { bell.answer() }
 
     /// The same, without taking the request.
-    var hasServiceRequest: Bool { needsService.load(ordering: .sequentiallyConsistent) }
+    var hasServiceRequest: Bool { bell.isRinging }
 
     var hasTransfers: Bool { !active.isEmpty }
 
@@ -166,4 +162,28 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
         spare.append(entry.easy)
         entry.completion(result)
     }
+}
+
+/// A transport's call for its loop's attention (a request queued, a load cancelled, a shutdown).
+/// Apart from the transport so that each transfer's cancel handler can hold it strongly: a weak
+/// reference to the transport gave the transport a side table, and every retain and release of it
+/// then took Swift's slow path (the loop retains each member several times a round).
+final class ServiceBell: Sendable {
+    private let rung = Atomic<Bool>(false)
+    private let loop: CurlLoop
+
+    init(loop: CurlLoop) {
+        self.loop = loop
+    }
+
+    func ring() {
+        rung.store(true, ordering: .sequentiallyConsistent)
+        loop.wakeUp()
+    }
+
+    /// True once after a ring (the loop's thread takes it).
+    func answer() -> Bool { rung.exchange(false, ordering: .acquiringAndReleasing) }
+
+    /// Rung and not yet answered.
+    var isRinging: Bool { rung.load(ordering: .sequentiallyConsistent) }
 }
