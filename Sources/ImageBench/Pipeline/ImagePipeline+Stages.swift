@@ -88,7 +88,7 @@ extension ImagePipeline {
         }
         guard stages.decodeQueue != nil, !fullSize else { return decode(load, result.bytes, fullSize: fullSize) }
         let arrived = load
-        return .next(PendingStage(kind: .decode, task: task) { decode(arrived, result.bytes, fullSize: false) })
+        return .next(PendingStage(kind: .decode, task: task) { [self] in decode(arrived, result.bytes, fullSize: false) })
     }
 
     /// Decoding to the cell's size (the naive path: at full size), then the filter here or on
@@ -123,7 +123,7 @@ extension ImagePipeline {
         let store = load.source == .network && diskCache != nil ? bytes : nil
         guard stages.filterQueue != nil, !fullSize else { return filter(load, image, fullSize: fullSize, store: store) }
         let done = load, decodedImage = image
-        return .next(PendingStage(kind: .filter, task: load.task) { filter(done, decodedImage, fullSize: false, store: store) })
+        return .next(PendingStage(kind: .filter, task: load.task) { [self] in filter(done, decodedImage, fullSize: false, store: store) })
     }
 
     /// The filter, then the memory cache.

@@ -3,7 +3,7 @@ import Foundation
 /// The work of one load, identical for every strategy: disk cache, else fetch → decode (to the
 /// cell's size) → filter → memory cache, then the downloaded bytes to the disk cache. The token is
 /// checked between stages, so a cancelled load stops at the next boundary.
-public struct ImagePipeline: Sendable {
+public final class ImagePipeline: Sendable {
     let decoder: any ImageDecoding
     /// The filter step (`--filter`), after the downsample to the cell.
     let processor: any ImageProcessing
@@ -104,7 +104,7 @@ public struct ImagePipeline: Sendable {
         let attempt: @Sendable () -> Void = { [self] in
             transport.start(fetch.task.fetch(attempt: fetch.attempts.number)) { fetched in
                 // Only decoding is heavy; a failure and --no-decode's stand-in end where they are.
-                let arrived = if case .success = fetched { decodes } else { false }
+                let arrived = if case .success = fetched { self.decodes } else { false }
                 context.resume(heavy: arrived) { [self] in
                     var judged = fetch
                     let again = judged.attempts.shouldRetry(after: fetched)

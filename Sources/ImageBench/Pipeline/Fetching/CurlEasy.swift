@@ -14,8 +14,6 @@ final class CurlEasy: @unchecked Sendable {
     private var headers: UnsafeMutablePointer<curl_slist>?
     /// The attempt `headers` was built for (0: none yet).
     private var headersAttempt = 0
-    /// The last request went with a parsed URL handle (`CURLOPT_CURLU`).
-    private var usedParsedURL = false
 
     /// The simulated user (`--clients`) it fetches for, sent as `X-Imgbench-Client` so the
     /// embedded server gives each user a link of its own; 0 sends nothing.
@@ -93,14 +91,9 @@ final class CurlEasy: @unchecked Sendable {
                                     observer: keepsBodies ? request.bodyObserver : nil, partials: partials, resumeFrom: resumeFrom)
         self.transfer = transfer
         let context = Unmanaged.passUnretained(transfer).toOpaque()
-        // A parsed handle takes precedence over the text, so the text path clears it.
-        if let parsedURL {
-            ib_curl_easy_set_pointer(handle, CURLOPT_CURLU, UnsafeMutableRawPointer(parsedURL))
-        } else {
-            if usedParsedURL { ib_curl_easy_set_pointer(handle, CURLOPT_CURLU, nil) }
-            ib_curl_easy_set_string(handle, CURLOPT_URL, url)
-        }
-        usedParsedURL = parsedURL != nil
+        // A parsed handle takes precedence over the text, so the text path clears any earlier one.
+        ib_curl_easy_set_pointer(handle, CURLOPT_CURLU, parsedURL.map { UnsafeMutableRawPointer($0) })
+        if parsedURL == nil { ib_curl_easy_set_string(handle, CURLOPT_URL, url) }
         // A first attempt's headers are the same every time: built once per handle (a resumed
         // one's, with its range, once for that request).
         if attempt > 1 || headersAttempt != 1 || resumeFrom != nil {
