@@ -5,7 +5,8 @@ import Testing
 @Suite("One network thread for many users")
 struct CurlLoopTests {
     /// A user's fetch of one image through `transport`, by its thread.
-    static func fetch(_ transport: CurlMultiTransport, _ url: String) throws -> [UInt8] {
+    /// One first attempt's body through `transport`, its token already running as a pipeline's.
+    static func fetch(_ transport: CurlMultiTransport, _ url: String) throws(FetchError) -> [UInt8] {
         let token = LoadToken()
         _ = token.begin()
         return try transport.fetch(url, expectedBytes: nil, attempt: 1, token: token).bytes

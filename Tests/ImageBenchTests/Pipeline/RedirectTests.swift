@@ -82,11 +82,7 @@ extension ChildProcessRuns {
                 // One transfer at a time on one user's handle: each request reuses the handle the last one left.
                 let transport = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 3_000, stallMilliseconds: 1_000), client: 1)
                 defer { transport.shutdown() }
-                func fetch(_ path: String) throws(FetchError) -> [UInt8] {
-                    let token = LoadToken()
-                    _ = token.begin()
-                    return try transport.fetch("\(nginx.baseURL)/\(path)", expectedBytes: nil, attempt: 1, token: token).bytes
-                }
+                func fetch(_ path: String) throws(FetchError) -> [UInt8] { try CurlLoopTests.fetch(transport, "\(nginx.baseURL)/\(path)") }
                 #expect(try fetch("moved.jpg") == images[1].bytes)
                 #expect(try fetch("0.jpg") == images[0].bytes, "the handle went back to the redirect's target")
                 #expect(try fetch("moved.jpg") == images[1].bytes, "a parsed URL used twice")
