@@ -12,7 +12,7 @@ public struct RunProgress: Sendable {
 
 /// Everything one run measured.
 public struct RunResult: Sendable {
-    let cell: RunCell
+    var cell: RunCell
     var summary: RunSummary
     let requests: [RequestRecord]
     let distributions: RunDistributions

@@ -1,0 +1,70 @@
+import Foundation
+
+/// What `imgbench explore` prints (and writes to explore.md): per network, the model's ranking,
+/// its Pareto front, the real runs of its best cells and the user's settings with the model's
+/// error on each, and the real runs' verdict, which is the answer.
+extension Exploration {
+    /// How many of the model's ranking are listed (the confirmed and the user's cells always are).
+    static let listed = 10
+
+    public var text: String {
+        let combinations = networks.map(\.combinations).reduce(0, +)
+        var lines = ["Explored \(combinations) combinations in virtual time ("
+                     + networks.map { "\($0.name): \($0.combinations) in \(Self.seconds($0.modelSeconds))" }.joined(separator: ", ")
+                     + "). The model only chooses what to run: the verdict below each network is its real runs'."]
+        for network in networks { lines += [""] + network.lines(confirmTop: confirmTop) }
+        if let stoppedBy { lines += ["", "Stopped by \(stoppedBy): the exploration is incomplete."] }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+    static func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
+    static func kB(_ bytes: Double) -> String { String(format: "%.1f kB", bytes / 1_000) }
+}
+
+extension Exploration.Network {
+    func lines(confirmTop: Int) -> [String] {
+        let ranking = self.ranking
+        let metric = ranking.first?.rankedBy.rawValue ?? "placeholder time"
+        var lines = ["## \(name)", "", "The model's ranking (\(metric), mean; bytes per shown image), \(ranking.count) of \(model.count) ranked:"]
+        let confirmedChoices = Set(confirmed.map(\.model.choice))
+        for (place, cell) in ranking.enumerated() where place < Exploration.listed || confirmedChoices.contains(cell.choice) || cell.choice == current {
+            let marks = [cell.choice == current ? "your settings" : nil, confirmedChoices.contains(cell.choice) ? "confirmed below" : nil].compactMap { $0 }
+            lines.append("  \(place + 1). \(cell.choice.name): \(Exploration.ms(cell.meanMs)), \(Exploration.kB(cell.bytesPerImage))"
+                         + (marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))"))
+        }
+        for cell in model where !cell.ranked {
+            lines.append("  not ranked: \(cell.choice.name): \(cell.invalidReason ?? "not valid")")
+        }
+        lines += ["", "Pareto front (nothing else waits less for as few bytes), cheapest first:"]
+        for step in ParetoFront(model).steps {
+            let trade = step.savesMs.map { saves in
+                String(format: ": %.1f ms less wait", saves) + " for \(Exploration.kB(step.addsBytesPerImage ?? 0)) more per image"
+            } ?? ""
+            lines.append("  \(step.cell.choice.name) (\(Exploration.ms(step.cell.meanMs)), \(Exploration.kB(step.cell.bytesPerImage)))\(trade)")
+        }
+        guard !confirmed.isEmpty else {
+            return lines + ["", confirmTop == 0 ? "Not confirmed (--confirm 0): the model's ranking is no verdict; run its best cells for real to get one."
+                                                 : "Not confirmed: no cell could be run for real."]
+        }
+        lines += ["", "Confirmed by real runs of the same trace (\(Exploration.seconds(realSeconds))): the model against them"]
+        lines += ["  cell | model | real [95% interval] | model's error | memory hits / network fetches / merged, model vs real"]
+        for (modelled, real) in confirmed {
+            let interval = real.interval.map { String(format: " [%.1f, %.1f]", $0.low, $0.high) } ?? ""
+            let inside = real.interval.map { $0.low <= modelled.meanMs && modelled.meanMs <= $0.high ? "inside" : "outside" } ?? "no interval"
+            let counts = "\(modelled.memoryHits)/\(modelled.networkFetches)/\(modelled.merged) vs \(real.memoryHits)/\(real.networkFetches)/\(real.merged)"
+            lines.append("  \(real.choice.name)\(real.choice == current ? " (yours)" : "") | \(Exploration.ms(modelled.meanMs)) | "
+                         + (real.ranked ? Exploration.ms(real.meanMs) + interval : "not ranked: \(real.invalidReason ?? "")")
+                         + " | " + String(format: "%+.1f ms", modelled.meanMs - real.meanMs) + ", \(inside) the real interval | \(counts)")
+        }
+        lines += ["", "Verdict (real runs):"] + verdict.map { "  " + $0 }
+        if let best = ranking.first, let realBest = confirmed.map(\.real).filter(\.ranked).min(by: { $0.meanMs < $1.meanMs }) {
+            lines.append(best.choice == realBest.choice
+                         ? "  The model's best, \(best.choice.name), is also the real runs' fastest of those confirmed."
+                         : "  The model's best was \(best.choice.name); the real runs' fastest of those confirmed is \(realBest.choice.name) (see the verdict for whether the difference is beyond noise).")
+            lines.append("  Its flags: \(realBest.choice.flags)")
+        }
+        lines.append("  Results: \(modelDirectory.path)/ (model), \(confirmDirectory?.path ?? "-")/ (real)")
+        return lines
+    }
+}

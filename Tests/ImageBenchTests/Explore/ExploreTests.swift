@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// `imgbench explore`: the space read from run flags, the Pareto front, and a whole exploration
+/// (virtual cells, then real runs of the model's best and of the user's settings on one trace).
+@Suite("Explore: the space in virtual time, the best confirmed for real")
+struct ExploreTests {
+    @Test("run flags' lists make the space; --network 3g,wifi is two networks, a profile's own commas one; what explore cannot honour is one line")
+    func options() throws {
+        let two = try ExploreOptions(parsing: ["--network", "3g,wifi", "--concurrency", "1,4", "--cancel", "none,offscreen", "--confirm", "2"])
+        #expect(two.plans.map(\.settings.network.name) == ["3g", "wifi"] && two.confirmTop == 2)
+        #expect(two.plans.allSatisfy { $0.settings.isVirtual && !$0.settings.decodes && $0.measuredRuns == 4 })
+        let custom = try ExploreOptions(parsing: ["--network", "latency=80ms,jitter=0ms,bandwidth=1MB/s"])
+        #expect(custom.plans.count == 1 && custom.plans[0].settings.network.latencyMilliseconds == 80 && custom.confirmTop == 3)
+        for (words, reason) in [(["--confirm", "11"], "--confirm '11'"), (["--time", "real"], "--time is not taken"),
+                                (["--repeat", "3"], "--repeat is not taken"),
+                                (["--strategies", "threads"], "only the events strategy"),
+                                (["--network", "wifi,moon"], "moon")] {
+            #expect(throws: PlanError.self, "\(words)") { try ExploreOptions(parsing: words) }
+            do {
+                _ = try ExploreOptions(parsing: words)
+            } catch {
+                #expect(error.description.contains(reason), "\(words): \(error.description)")
+            }
+        }
+        // The user's settings: one value per flag, in the plan's space (the policies it varies).
+        let plan = two.plans[0]
+        let yours = try ExploreOptions(parsing: ["--current", "--concurrency 6 --cancel none"]).currentCell(in: plan)
+        #expect(yours.concurrency == 6 && yours.variant.values == [.cancel: "none"] && yours.name == "×6 cancel=none")
+        #expect(try ExploreOptions(parsing: []).currentCell(in: plan).name == "×5 cancel=offscreen")
+        #expect(throws: PlanError.self) { try ExploreOptions(parsing: ["--current", "--concurrency 4,6"]) }
+    }
+
+    static func cell(_ name: Int, ms: Double, bytes: Double, ranked: Bool = true) -> ExploredCell {
+        ExploredCell(choice: ExploredChoice(concurrency: name, variant: PolicyVariant()), ranked: ranked, invalidReason: ranked ? nil : "x",
+                     meanMs: ms, interval: nil, rankedBy: .placeholder, bytesPerImage: bytes, megabytesDown: 0, memoryHits: 0,
+                     networkFetches: 0, merged: 0, requests: 0)
+    }
+
+    @Test("the Pareto front keeps what nothing beats on both wait and bytes, cheapest first, each step's gain and price")
+    func paretoFront() {
+        let cells = [Self.cell(1, ms: 10, bytes: 5_000), Self.cell(2, ms: 8, bytes: 9_000), Self.cell(3, ms: 12, bytes: 9_000),
+                     Self.cell(4, ms: 9, bytes: 12_000), Self.cell(5, ms: 5, bytes: 20_000), Self.cell(6, ms: 1, bytes: 1, ranked: false),
+                     Self.cell(7, ms: 8, bytes: 9_000)]
+        let steps = ParetoFront(cells).steps
+        #expect(steps.map(\.cell.choice.concurrency) == [1, 2, 5])
+        #expect(steps[0].savesMs == nil && steps[1].savesMs == 2 && steps[1].addsBytesPerImage == 4_000)
+        #expect(steps[2].savesMs == 3 && steps[2].addsBytesPerImage == 11_000)
+    }
+
+    @Test("an exploration models every combination and the user's settings, runs the model's best and those settings for real on one trace, and sets the model beside them")
+    func exploration() async throws {
+        try await onOwnThread {
+            let root = try Fixtures.temporaryDirectory("explore")
+            defer { try? FileManager.default.removeItem(at: root) }
+            let options = try ExploreOptions(parsing: ["--rows", "200", "--concurrency", "1,4", "--cancel", "none,offscreen", "--confirm", "1",
+                                                       "--warmup-seconds", "0"])
+            let exploration = try Exploration.run(options, into: root, observer: nil, stop: nil, corpusCache: nil) { _ in }
+            let network = try #require(exploration.networks.first)
+            // Four combinations, and the user's ×5 (imgbench's default) modelled beside them.
+            #expect(network.model.count == 5 && network.model.allSatisfy(\.ranked), "\(network.model.map(\.choice.name))")
+            #expect(network.current.name == "×5 cancel=offscreen" && network.model.contains { $0.choice == network.current })
+            // Confirmed: the model's best, then the user's settings, each beside the model's figures.
+            #expect(network.confirmed.map(\.real.choice) == [network.ranking[0].choice, network.current])
+            for (modelled, real) in network.confirmed {
+                #expect(modelled.choice == real.choice && modelled.interval == nil)
+                #expect(real.requests > 0 && real.networkFetches > 0 && real.megabytesDown > 0, "\(real.choice.name)")
+                if real.ranked { #expect(real.interval != nil, "\(real.choice.name): a real run's mean has an interval") }
+            }
+            #expect(!network.verdict.isEmpty)
+            let modelRows = try ResultsDirectory(path: network.modelDirectory.path).runs
+            #expect(modelRows.count == 5 && modelRows.allSatisfy { $0.value("cpu_user_s") == 0 })
+            let realRows = try ResultsDirectory(path: try #require(network.confirmDirectory).path).runs
+            #expect(realRows.count == 2 && Set(realRows.compactMap { $0.text("concurrency") }) == Set(network.confirmed.map { String($0.real.choice.concurrency) }))
+            let text = exploration.text
+            for part in ["Explored 4 combinations in virtual time", "## wifi", "Pareto front", "Confirmed by real runs of the same trace",
+                         "×5 cancel=offscreen (yours)", "Verdict (real runs):", "Its flags: --concurrency"] {
+                #expect(text.contains(part), "missing '\(part)':\n\(text)")
+            }
+        }
+    }
+
+    @Test("--confirm 0: the model's ranking alone, said to be no verdict; nothing runs for real")
+    func modelOnly() throws {
+        let root = try Fixtures.temporaryDirectory("explore-model-only")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let options = try ExploreOptions(parsing: ["--rows", "200", "--concurrency", "2,3", "--confirm", "0", "--current", "--concurrency 2"])
+        let exploration = try Exploration.run(options, into: root, observer: nil, stop: nil, corpusCache: nil) { _ in }
+        let network = try #require(exploration.networks.first)
+        #expect(network.model.count == 2 && network.confirmed.isEmpty && network.confirmDirectory == nil)
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("confirm-wifi").path))
+        #expect(exploration.text.contains("Not confirmed (--confirm 0): the model's ranking is no verdict"))
+    }
+}
