@@ -6,11 +6,13 @@ import Foundation
 /// connection; every connection closes after its answer (`nil` from the script: never answers).
 /// It stops serving when `stop` is called, and on its own after `lifetime` seconds.
 final class ScriptedServer: @unchecked Sendable {
-    // @unchecked: `descriptor` and `port` are set once in init; `served` is guarded by `lock`.
+    // @unchecked: `descriptor` and `port` are set once in init; `served` and `closed` are
+    // guarded by `lock`.
     let port: Int
     private let descriptor: Int32
     private let lock = NSLock()
     private var served = 0
+    private var closed = false
     private let script: @Sendable (_ request: String, _ index: Int) -> [UInt8]?
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -23,9 +25,14 @@ final class ScriptedServer: @unchecked Sendable {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         let deadline = Date().addingTimeInterval(lifetime)
         Thread.detachNewThread { [self] in
+            // Only this thread closes the listener, and only after its last accept: closed from
+            // stop() while this loop came round again, the descriptor's number could go to the
+            // next test's server, and this loop would answer its requests with this script (a CI
+            // run's honest 206 got the previous case's hostile Content-Range).
+            defer { lock.withLock { closed = true; _ = Glibc.close(descriptor) } }
             while Date() < deadline {
                 let client = accept(descriptor, nil, nil)
-                guard client >= 0 else { return }  // closed by stop()
+                guard client >= 0 else { return }  // shut down by stop()
                 Thread.detachNewThread { [self] in handle(client, until: deadline) }
             }
         }
@@ -34,7 +41,9 @@ final class ScriptedServer: @unchecked Sendable {
     /// Requests received so far.
     var requests: Int { lock.withLock { served } }
 
-    func stop() { shutdown(descriptor, Int32(SHUT_RDWR)); _ = Glibc.close(descriptor) }
+    /// Wakes the accepting thread, which closes the listener; a descriptor already closed is
+    /// not touched (its number may be someone else's by now).
+    func stop() { lock.withLock { if !closed { _ = shutdown(descriptor, Int32(SHUT_RDWR)) } } }
 
     private func handle(_ client: Int32, until deadline: Date) {
         defer { _ = Glibc.close(client) }
