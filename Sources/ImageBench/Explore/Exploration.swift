@@ -19,8 +19,9 @@ public struct Exploration: Sendable {
         /// What real runs confirmed, each beside the model's figures for it: the model's best first,
         /// then the user's settings (when not among them).
         let confirmed: [(model: ExploredCell, real: ExploredCell)]
-        /// The real runs' verdict (empty when nothing was confirmed).
+        /// The real runs' verdict (empty when nothing was confirmed), and the cell it leads with.
         let verdict: [String]
+        var leader: ExploredChoice?
         let realSeconds: Double
         let modelDirectory: URL
         let confirmDirectory: URL?
@@ -79,15 +80,19 @@ public struct Exploration: Sendable {
             let confirmDirectory = directory.appendingPathComponent("confirm-\(Self.folderName(name))")
             try Reports.write(real, to: confirmDirectory)
             let realCells = ExploredCell.all(real)
+            let judged = real.atItsConfidence { Verdict(real) }
             exploration = Network(name: name, combinations: plan.measuredRuns, model: cells, modelSeconds: modelSeconds, current: current,
                                   confirmed: chosen.compactMap { choice in
                                       guard let measured = realCells.first(where: { $0.choice == choice }),
                                             let modelled = cells.first(where: { $0.choice == choice }) else { return nil }
                                       return (modelled, measured)
                                   },
-                                  verdict: real.atItsConfidence { Verdict(real).lines },
+                                  verdict: judged.lines,
                                   realSeconds: Double(MonotonicClock().now() - realStarted) / 1e9,
                                   modelDirectory: modelDirectory, confirmDirectory: confirmDirectory)
+            exploration.leader = judged.recommended.flatMap { lead in
+                chosen.first { $0.concurrency == lead.concurrency && $0.variant.suffix == lead.variant }
+            }
             networks.append(exploration)
             if stop?.isRequested == true { break }
         }

@@ -26,7 +26,8 @@ extension Exploration.Network {
     func lines(confirmTop: Int) -> [String] {
         let ranking = self.ranking
         let metric = ranking.first?.rankedBy.rawValue ?? "placeholder time"
-        var lines = ["## \(name)", "", "The model's ranking (\(metric), mean; bytes per shown image), \(ranking.count) of \(model.count) ranked:"]
+        let outside = model.count > combinations ? " and your settings, outside it" : ""
+        var lines = ["## \(name)", "", "The model's ranking (\(metric), mean; bytes per shown image): \(ranking.count) ranked of the \(combinations) combinations\(outside):"]
         let confirmedChoices = Set(confirmed.map(\.model.choice))
         for (place, cell) in ranking.enumerated() where place < Exploration.listed || confirmedChoices.contains(cell.choice) || cell.choice == current {
             let marks = [cell.choice == current ? "your settings" : nil, confirmedChoices.contains(cell.choice) ? "confirmed below" : nil].compactMap { $0 }
@@ -58,11 +59,11 @@ extension Exploration.Network {
                          + " | " + String(format: "%+.1f ms", modelled.meanMs - real.meanMs) + ", \(inside) the real interval | \(counts)")
         }
         lines += ["", "Verdict (real runs):"] + verdict.map { "  " + $0 }
-        if let best = ranking.first, let realBest = confirmed.map(\.real).filter(\.ranked).min(by: { $0.meanMs < $1.meanMs }) {
-            lines.append(best.choice == realBest.choice
-                         ? "  The model's best, \(best.choice.name), is also the real runs' fastest of those confirmed."
-                         : "  The model's best was \(best.choice.name); the real runs' fastest of those confirmed is \(realBest.choice.name) (see the verdict for whether the difference is beyond noise).")
-            lines.append("  Its flags: \(realBest.choice.flags)")
+        if let best = ranking.first, let leader {
+            lines.append(best.choice == leader
+                         ? "  The real verdict leads with the model's best, \(leader.name)."
+                         : "  The real verdict leads with \(leader.name), the model with \(best.choice.name) (the verdict says whether they differ beyond noise).")
+            lines.append("  Its flags: \(leader.flags)")
         }
         lines.append("  Results: \(modelDirectory.path)/ (model), \(confirmDirectory?.path ?? "-")/ (real)")
         return lines

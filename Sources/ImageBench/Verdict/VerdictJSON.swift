@@ -9,12 +9,13 @@ extension Verdict {
 
     var jsonObject: [String: Any] {
         func name(_ cell: Cell?) -> Any {
-            cell.map { ["strategy": $0.strategy, "concurrency": $0.concurrency, "format": $0.format] as [String: Any] } ?? NSNull()
+            cell.map { ["name": $0.name, "strategy": $0.strategy, "concurrency": $0.concurrency, "format": $0.format] as [String: Any] } ?? NSNull()
         }
         let cells: [[String: Any]] = self.cells.map { cell in
             let interval = cell.placeholder.interval
             return [
-                "strategy": cell.strategy, "concurrency": cell.concurrency, "format": cell.format,
+                // The name tells apart cells that differ only in a varied policy (`events ×4 cancel=none`).
+                "name": cell.name, "strategy": cell.strategy, "concurrency": cell.concurrency, "format": cell.format,
                 "validity": cell.validity == .valid ? "valid" : cell.validity == .control ? "control" : "invalid",
                 "reason": { if case .invalid(let reason) = cell.validity { reason } else { NSNull() } }() as Any,
                 "placeholder_mean_ms": cell.placeholder.overall,
