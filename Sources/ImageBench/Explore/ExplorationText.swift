@@ -26,8 +26,10 @@ extension Exploration.Network {
     func lines(confirmTop: Int) -> [String] {
         let ranking = self.ranking
         let metric = ranking.first?.rankedBy.rawValue ?? "placeholder time"
-        let outside = model.count > combinations ? " and your settings, outside it" : ""
-        var lines = ["## \(name)", "", "The model's ranking (\(metric), mean; bytes per shown image): \(ranking.count) ranked of the \(combinations) combinations\(outside):"]
+        let cells = model.count > combinations
+            ? "the \(model.count) cells (the \(combinations) combinations and your settings, which are not one of them)"
+            : "the \(combinations) combinations"
+        var lines = ["## \(name)", "", "The model's ranking (\(metric), mean; bytes per shown image), \(ranking.count) of \(cells) ranked:"]
         let confirmedChoices = Set(confirmed.map(\.model.choice))
         for (place, cell) in ranking.enumerated() where place < Exploration.listed || confirmedChoices.contains(cell.choice) || cell.choice == current {
             let marks = [cell.choice == current ? "your settings" : nil, confirmedChoices.contains(cell.choice) ? "confirmed below" : nil].compactMap { $0 }

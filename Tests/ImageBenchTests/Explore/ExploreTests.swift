@@ -75,7 +75,8 @@ struct ExploreTests {
             #expect(realRows.count == 2 && Set(realRows.compactMap { $0.text("concurrency") }) == Set(network.confirmed.map { String($0.real.choice.concurrency) }))
             let text = exploration.text
             for part in ["Explored 4 combinations in virtual time", "## wifi", "Pareto front", "Confirmed by real runs of the same trace",
-                         "×5 cancel=offscreen (yours)", "Verdict (real runs):"] {
+                         "×5 cancel=offscreen (yours)", "Verdict (real runs):",
+                         "5 of the 5 cells (the 4 combinations and your settings, which are not one of them) ranked:"] {
                 #expect(text.contains(part), "missing '\(part)':\n\(text)")
             }
             // The real verdict's leader, where a real cell could be ranked (a starved host's are not).
@@ -95,5 +96,7 @@ struct ExploreTests {
         #expect(network.model.count == 2 && network.confirmed.isEmpty && network.confirmDirectory == nil)
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("confirm-wifi").path))
         #expect(exploration.text.contains("Not confirmed (--confirm 0): the model's ranking is no verdict"))
+        // The user's settings are one of the combinations: counted once.
+        #expect(exploration.text.contains("2 of the 2 combinations ranked:"), "\(exploration.text)")
     }
 }
