@@ -19,9 +19,11 @@ public struct Exploration: Sendable {
         /// What real runs confirmed, each beside the model's figures for it: the model's best first,
         /// then the user's settings (when not among them).
         let confirmed: [(model: ExploredCell, real: ExploredCell)]
-        /// The real runs' verdict (empty when nothing was confirmed), and the cell it leads with.
+        /// The real runs' verdict (empty when nothing was confirmed), the cell it leads with and
+        /// whether that lead is beyond noise (a tie or undecided recommends nothing).
         let verdict: [String]
         var leader: ExploredChoice?
+        var decision: Verdict.Decision?
         let realSeconds: Double
         let modelDirectory: URL
         let confirmDirectory: URL?
@@ -76,7 +78,11 @@ public struct Exploration: Sendable {
                 real = real.map { $0.adding(labelled) } ?? ran.replacing(labelled, plan: Self.plan(confirming: chosen, from: plan))
                 if stop?.isRequested == true { break }
             }
-            guard let real else { continue }
+            // Nothing ran for real only when stopped before the first confirmation finished.
+            guard let real else {
+                networks.append(exploration)
+                break
+            }
             let confirmDirectory = directory.appendingPathComponent("confirm-\(Self.folderName(name))")
             try Reports.write(real, to: confirmDirectory)
             let realCells = ExploredCell.all(real)
@@ -93,6 +99,7 @@ public struct Exploration: Sendable {
             exploration.leader = judged.recommended.flatMap { lead in
                 chosen.first { $0.concurrency == lead.concurrency && $0.variant.suffix == lead.variant }
             }
+            exploration.decision = judged.decision
             networks.append(exploration)
             if stop?.isRequested == true { break }
         }

@@ -39,7 +39,7 @@ extension Exploration.Network {
         for cell in model where !cell.ranked {
             lines.append("  not ranked: \(cell.choice.name): \(cell.invalidReason ?? "not valid")")
         }
-        lines += ["", "Pareto front (nothing else waits less for as few bytes), cheapest first:"]
+        lines += ["", "The model's Pareto front (nothing else waits less for as few bytes), cheapest first:"]
         for step in ParetoFront(model).steps {
             let trade = step.savesMs.map { saves in
                 String(format: ": %.1f ms less wait", saves) + " for \(Exploration.kB(step.addsBytesPerImage ?? 0)) more per image"
@@ -53,21 +53,45 @@ extension Exploration.Network {
         lines += ["", "Confirmed by real runs of the same trace (\(Exploration.seconds(realSeconds))): the model against them"]
         lines += ["  cell | model | real [95% interval] | model's error | memory hits / network fetches / merged, model vs real"]
         for (modelled, real) in confirmed {
-            let interval = real.interval.map { String(format: " [%.1f, %.1f]", $0.low, $0.high) } ?? ""
-            let inside = real.interval.map { $0.low <= modelled.meanMs && modelled.meanMs <= $0.high ? "inside" : "outside" } ?? "no interval"
             let counts = "\(modelled.memoryHits)/\(modelled.networkFetches)/\(modelled.merged) vs \(real.memoryHits)/\(real.networkFetches)/\(real.merged)"
             lines.append("  \(real.choice.name)\(real.choice == current ? " (yours)" : "") | \(Exploration.ms(modelled.meanMs)) | "
-                         + (real.ranked ? Exploration.ms(real.meanMs) + interval : "not ranked: \(real.invalidReason ?? "")")
-                         + " | " + String(format: "%+.1f ms", modelled.meanMs - real.meanMs) + ", \(inside) the real interval | \(counts)")
+                         + (real.ranked ? Exploration.ms(real.meanMs) + (real.interval.map { String(format: " [%.1f, %.1f]", $0.low, $0.high) } ?? "")
+                                        : "not ranked: \(real.invalidReason ?? "")")
+                         + " | \(Self.error(of: modelled, against: real)) | \(counts)")
         }
         lines += ["", "Verdict (real runs):"] + verdict.map { "  " + $0 }
-        if let best = ranking.first, let leader {
-            lines.append(best.choice == leader
-                         ? "  The real verdict leads with the model's best, \(leader.name)."
-                         : "  The real verdict leads with \(leader.name), the model with \(best.choice.name) (the verdict says whether they differ beyond noise).")
-            lines.append("  Its flags: \(leader.flags)")
-        }
+        lines += leaderLines
         lines.append("  Results: \(modelDirectory.path)/ (model), \(confirmDirectory?.path ?? "-")/ (real)")
         return lines
+    }
+
+    /// The model's figure less the real one, where both rank by the same metric and the real
+    /// cell could be ranked at all.
+    static func error(of modelled: ExploredCell, against real: ExploredCell) -> String {
+        guard modelled.ranked && real.ranked else { return "no error: not ranked" }
+        guard modelled.rankedBy == real.rankedBy else {
+            return "not comparable: the model ranks by \(modelled.rankedBy.rawValue), the real runs by \(real.rankedBy.rawValue)"
+        }
+        let difference = String(format: "%+.1f ms", modelled.meanMs - real.meanMs)
+        guard let interval = real.interval else { return difference + " (the real run gave no interval)" }
+        let inside = interval.low <= modelled.meanMs && modelled.meanMs <= interval.high
+        return difference + (inside ? ", inside the real interval" : ", outside the real interval")
+    }
+
+    /// What the real verdict's lead amounts to: flags to type only when it is beyond noise.
+    private var leaderLines: [String] {
+        guard let leader, let decision else { return [] }
+        let model = ranking.first.map { $0.choice == leader ? " (the model's best too)" : " (the model's best: \($0.choice.name))" } ?? ""
+        switch decision {
+        case .better, .cheaper:
+            return ["  The real runs recommend \(leader.name)\(model). Its flags: \(leader.flags)"]
+        case .alone:
+            return ["  Only \(leader.name) could be ranked among the real runs: nothing to compare it with, so nothing is recommended."]
+        case .tie:
+            return ["  The real runs tie: no cell is better beyond noise on wait or on cost, so none is recommended (the lowest mean: \(leader.name)\(model))."]
+        case .undecided:
+            return ["  Undecided: \(leader.name) has the lowest mean\(model), not shown better beyond noise, so nothing is recommended; "
+                    + "a longer trace (--rows) gives more rests and segments, and narrower intervals."]
+        }
     }
 }

@@ -26,16 +26,35 @@ struct ExploreTests {
         }
         // The user's settings: one value per flag, in the plan's space (the policies it varies).
         let plan = two.plans[0]
-        let yours = try ExploreOptions(parsing: ["--current", "--concurrency 6 --cancel none"]).currentCell(in: plan)
+        let yours = try ExploreOptions(parsing: ["--cancel", "none,offscreen", "--current", "--concurrency 6 --cancel none"]).currentCell(in: plan)
         #expect(yours.concurrency == 6 && yours.variant.values == [.cancel: "none"] && yours.name == "×6 cancel=none")
         #expect(try ExploreOptions(parsing: []).currentCell(in: plan).name == "×5 cancel=offscreen")
         #expect(throws: PlanError.self) { try ExploreOptions(parsing: ["--current", "--concurrency 4,6"]) }
+        // A setting the space does not vary would be dropped from "your settings": refused, naming it.
+        #expect(throws: PlanError("--current: --prefetch is not explored (give it a list to explore it, or set it outside --current for every cell)")) {
+            try ExploreOptions(parsing: ["--cancel", "none,offscreen", "--current", "--concurrency 6 --prefetch 10"])
+        }
     }
 
-    static func cell(_ name: Int, ms: Double, bytes: Double, ranked: Bool = true) -> ExploredCell {
+    static func cell(_ name: Int, ms: Double, bytes: Double, ranked: Bool = true, by metric: Verdict.RankedMetric = .placeholder,
+                     interval: Interval? = nil) -> ExploredCell {
         ExploredCell(choice: ExploredChoice(concurrency: name, variant: PolicyVariant()), ranked: ranked, invalidReason: ranked ? nil : "x",
-                     meanMs: ms, interval: nil, rankedBy: .placeholder, bytesPerImage: bytes, megabytesDown: 0, memoryHits: 0,
+                     meanMs: ms, interval: interval, rankedBy: metric, bytesPerImage: bytes, megabytesDown: 0, memoryHits: 0,
                      networkFetches: 0, merged: 0, requests: 0)
+    }
+
+    @Test("the model's error is a difference of one metric against a ranked real cell, inside or outside its interval, or says why there is none")
+    func modelError() {
+        let real = Self.cell(4, ms: 20, bytes: 1, by: .restWait, interval: Interval(center: 20, low: 18, high: 23, n: 9))
+        #expect(Exploration.Network.error(of: Self.cell(4, ms: 21.5, bytes: 1, by: .restWait), against: real) == "+1.5 ms, inside the real interval")
+        #expect(Exploration.Network.error(of: Self.cell(4, ms: 17, bytes: 1, by: .restWait), against: real) == "-3.0 ms, outside the real interval")
+        // The model ranked its cells by placeholder time (too few rests in its runs): no difference of two metrics.
+        #expect(Exploration.Network.error(of: Self.cell(4, ms: 20, bytes: 1), against: real)
+                == "not comparable: the model ranks by placeholder time, the real runs by wait at rest")
+        #expect(Exploration.Network.error(of: Self.cell(4, ms: 20, bytes: 1, by: .restWait),
+                                          against: Self.cell(4, ms: 90, bytes: 1, ranked: false, by: .restWait)) == "no error: not ranked")
+        #expect(Exploration.Network.error(of: Self.cell(4, ms: 20, bytes: 1), against: Self.cell(4, ms: 19, bytes: 1))
+                == "+1.0 ms (the real run gave no interval)")
     }
 
     @Test("the Pareto front keeps what nothing beats on both wait and bytes, cheapest first, each step's gain and price")
@@ -81,17 +100,22 @@ struct ExploreTests {
             }
             // The real verdict's leader, where a real cell could be ranked (a starved host's are not).
             let anyRanked = network.confirmed.contains { $0.real.ranked }
-            #expect((network.leader != nil) == anyRanked && text.contains("Its flags: --concurrency") == anyRanked, "\(text)")
+            #expect((network.leader != nil) == anyRanked && (network.decision != nil) == anyRanked, "\(text)")
             if let leader = network.leader { #expect(network.confirmed.contains { $0.real.choice == leader }) }
+            // Flags to type only for a lead beyond noise; a tie or an open question recommends nothing.
+            let recommends = network.decision == .better || network.decision == .cheaper
+            #expect(text.contains("Its flags: --concurrency") == recommends, "\(text)")
+            #expect(text.contains("so nothing is recommended") == (network.decision == .undecided || network.decision == .alone), "\(text)")
+            #expect(text.contains("The model's Pareto front"))
         }
     }
 
     @Test("--confirm 0: the model's ranking alone, said to be no verdict; nothing runs for real")
-    func modelOnly() throws {
+    func modelOnly() async throws {
         let root = try Fixtures.temporaryDirectory("explore-model-only")
         defer { try? FileManager.default.removeItem(at: root) }
         let options = try ExploreOptions(parsing: ["--rows", "200", "--concurrency", "2,3", "--confirm", "0", "--current", "--concurrency 2"])
-        let exploration = try Exploration.run(options, into: root, observer: nil, stop: nil, corpusCache: nil) { _ in }
+        let exploration = try await onOwnThread { try Exploration.run(options, into: root, observer: nil, stop: nil, corpusCache: nil) { _ in } }
         let network = try #require(exploration.networks.first)
         #expect(network.model.count == 2 && network.confirmed.isEmpty && network.confirmDirectory == nil)
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("confirm-wifi").path))

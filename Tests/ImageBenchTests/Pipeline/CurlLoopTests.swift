@@ -4,7 +4,6 @@ import Testing
 
 @Suite("One network thread for many users")
 struct CurlLoopTests {
-    /// A user's fetch of one image through `transport`, by its thread.
     /// One first attempt's body through `transport`, its token already running as a pipeline's.
     static func fetch(_ transport: CurlMultiTransport, _ url: String) throws(FetchError) -> [UInt8] {
         let token = LoadToken()
