@@ -88,9 +88,10 @@ extension Exploration.Network {
         case .alone:
             return ["  Only \(leader.name) could be ranked among the real runs: nothing to compare it with, so nothing is recommended."]
         case .tie:
-            return ["  The real runs tie: no cell is better beyond noise on wait or on cost, so none is recommended (the lowest mean: \(leader.name)\(model))."]
+            return ["  The real runs tie: no cell is better beyond noise on wait or on cost, so none is recommended (the verdict leads with \(leader.name)\(model))."]
         case .undecided:
-            return ["  Undecided: \(leader.name) has the lowest mean\(model), not shown better beyond noise, so nothing is recommended; "
+            // The lead is not always the lowest mean: among cells tied with it, the cheapest leads.
+            return ["  Undecided: the real verdict leads with \(leader.name)\(model), not shown better beyond noise, so nothing is recommended; "
                     + "a longer trace (--rows) gives more rests and segments, and narrower intervals."]
         }
     }
