@@ -4,7 +4,8 @@ import Foundation
 /// raw bytes, so a test can send what no well-behaved server would (a Content-Range ending at
 /// 2^63 - 1, a body without Content-Length, a silence after the first answer). One thread per
 /// connection; every connection closes after its answer (`nil` from the script: never answers).
-/// It stops serving when `stop` is called, and on its own after `lifetime` seconds.
+/// It stops serving when `stop` is called; after `lifetime` seconds it takes no new connection
+/// (the first one after that ends its accept loop) and its open ones stop waiting.
 final class ScriptedServer: @unchecked Sendable {
     // @unchecked: `descriptor` and `port` are set once in init; `served` and `closed` are
     // guarded by `lock`.
@@ -32,6 +33,7 @@ final class ScriptedServer: @unchecked Sendable {
             defer { lock.withLock { closed = true; _ = Glibc.close(descriptor) } }
             while Date() < deadline {
                 let client = accept(descriptor, nil, nil)
+                if client < 0 && errno == EINTR { continue }  // a signal, not stop()
                 guard client >= 0 else { return }  // shut down by stop()
                 Thread.detachNewThread { [self] in handle(client, until: deadline) }
             }
