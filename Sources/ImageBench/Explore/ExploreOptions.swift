@@ -83,16 +83,13 @@ public struct ExploreOptions: Sendable {
     /// The cell the user's own settings make in `plan`'s space: their limit and their value of
     /// each varied policy (imgbench's default where `--current` names none).
     func currentCell(in plan: BenchmarkPlan) throws(PlanError) -> ExploredChoice {
+        var options = try RunOptions(parsing: currentWords)
         // A setting the space does not vary is the same for every cell, yours too: named only in
         // --current it would be dropped, and "your settings" would not be yours.
         let dimensions = Set(["--concurrency"] + plan.variations.map(\.dimension.flag))
-        for word in currentWords where word.hasPrefix("--") {
-            let flag = Self.split(word).0
-            guard dimensions.contains(flag) else {
-                throw PlanError("--current: \(flag) is not explored (give it a list to explore it, or set it outside --current for every cell)")
-            }
+        if let outside = options.names.map({ "--" + $0 }).first(where: { !dimensions.contains($0) }) {
+            throw PlanError("--current: \(outside) is not explored (give it a list to explore it, or set it outside --current for every cell)")
         }
-        var options = try RunOptions(parsing: currentWords)
         options["no-decode"] = "true"
         let own: BenchmarkPlan
         do throws(PlanError) {

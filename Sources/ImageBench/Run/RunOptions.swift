@@ -20,6 +20,9 @@ public struct RunOptions: Sendable {
         }
     }
 
+    /// The names (without dashes) of the flags given, in order.
+    var names: [String] { given.keys.sorted() }
+
     /// Every text a repeatable flag was given.
     func all(_ name: String) -> [String] { given[name] ?? [] }
 
