@@ -87,6 +87,44 @@ struct CurlLoopTests {
         }
     }
 
+    /// Starts every URL at once (admitted by the loop in one go) and waits for them all.
+    static func burst(_ transport: CurlMultiTransport, _ urls: [String]) -> Int {
+        let done = DispatchGroup()
+        let fetched = Locked(0)
+        for url in urls {
+            let token = LoadToken()
+            _ = token.begin()
+            done.enter()
+            transport.start(FetchRequest(url: url, token: token)) { result in
+                if case .success = result { fetched.withLockedValue { $0 += 1 } }
+                done.leave()
+            }
+        }
+        done.wait()
+        return fetched.withLockedValue { $0 }
+    }
+
+    @Test("a user keeps every idle connection it opened: a lone load between two bursts of five closes none, so the second burst opens none")
+    func keepsIdleConnections() async throws {
+        try await onOwnThread {
+            let corpus = ImageCorpus.generate(count: 5, seed: 8)
+            // 50 ms to the first byte: each burst's five transfers are all in flight together.
+            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile(parsing: "latency=50ms"), seed: 8)
+            defer { server.shutdown() }
+            let transport = CurlMultiTransport(limits: FetchLimits(), client: 1)
+            defer { transport.shutdown() }
+            let urls = corpus.images.map { "\(server.baseURL)/\($0.path)" }
+            #expect(Self.burst(transport, urls) == 5)
+            #expect(transport.wire?.snapshot.connectionsOpened == 5)
+            // Alone in the multi: curl's default cache (four per transfer added) would close one
+            // of the five idle connections here, and a phone's client does not.
+            #expect(Self.burst(transport, [urls[0]]) == 1)
+            #expect(Self.burst(transport, urls) == 5)
+            #expect(transport.wire?.snapshot.connectionsOpened == 5, "the second burst reuses the five")
+            #expect(server.connectionCounts.open == 5)
+        }
+    }
+
     @Test("a retry's backoff without a thread ends at its load's cancel, not after the wait")
     func eventedBackoffCancels() {
         let token = LoadToken()
