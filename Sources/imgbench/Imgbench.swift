@@ -9,7 +9,7 @@ struct Imgbench: ParsableCommand {
         abstract: "Benchmark image pipelines under a simulated scrolling feed.",
         version: ImageBenchVersion.current,
         subcommands: [RunCommand.self, CompareCommand.self, GateCommand.self, ServeCommand.self, CorpusCommand.self, MergeCommand.self,
-                      DecodersCommand.self, ExploreCommand.self,
+                      DecodersCommand.self, ExploreCommand.self, CalibrateCommand.self,
                       ReportCommand.self],
         defaultSubcommand: RunCommand.self)
 

@@ -72,7 +72,7 @@ public struct Exploration: Sendable {
             var real: BenchmarkResults?
             for choice in chosen {
                 var one = choice.plan(from: plan)
-                one.settings.time = .real
+                one.settings = one.settings.onRealClock
                 let ran = try Benchmark.run(one, observer: observer, stop: stop, corpusCache: corpusCache)
                 let labelled = ran.results.map { $0.labelled(choice.variant) }
                 real = real.map { $0.adding(labelled) } ?? ran.replacing(labelled, plan: Self.plan(confirming: chosen, from: plan))
@@ -117,7 +117,7 @@ public struct Exploration: Sendable {
     /// and each policy varied over the values they hold, on the real clock.
     static func plan(confirming choices: [ExploredChoice], from plan: BenchmarkPlan) -> BenchmarkPlan {
         var joined = plan
-        joined.settings.time = .real
+        joined.settings = joined.settings.onRealClock
         joined.concurrencies = GateRunner.unique(choices.map(\.concurrency))
         joined.variations = plan.variations.compactMap { variation in
             let values = variation.values.filter { value in choices.contains { $0.variant.values[variation.dimension] == value } }

@@ -14,6 +14,8 @@ public enum FlagRanges {
     static let repeats = 1...1_000
     static let warmup = 0...100
     static let warmupSeconds = 0.0...60
+    /// `--host-delay-ms`: what one request costs a host, far above any measured (0.6 ms here).
+    static let hostDelayMs = 0.0...100
     /// `--budget`: at least a round of a short trace, at most a day.
     static let budgetSeconds = 10.0...86_400
     /// Distinct images of a `--source` feed (URLs only).

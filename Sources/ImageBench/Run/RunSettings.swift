@@ -71,6 +71,9 @@ public struct RunSettings: Sendable, Equatable, Codable {
     var tls: Bool?
     /// `--time`: nil or real, the real clock; virtual, a virtual clock and a modelled network.
     var time: RunTime?
+    /// `--host-delay-ms`, virtual runs only: the host's own time added to every modelled
+    /// request (`imgbench calibrate` measures it); nil: none, as before it existed.
+    var hostDelayMs: Double?
     /// Faults the embedded server injects (`--faults`).
     var faults = ServerFaults.none
     /// Retries of failed fetches (`--retries`).

@@ -10,7 +10,7 @@ import Foundation
 /// Connections as curl keeps them: over HTTP/1.1 a load takes an idle kept-alive connection or
 /// opens one, and a load cancelled in flight closes its own (curl cannot stop a response and keep
 /// the connection); over HTTP/2 a user has one connection, opened by its first load, and a
-/// cancel resets only its stream. Not modelled: loopback's own microseconds, TCP's slow start,
+/// cancel resets only its stream. The host's own time per request only as `--host-delay-ms` says. Not modelled: TCP's slow start,
 /// faults, headers' bytes (wire figures count bodies only).
 ///
 /// Every call comes from the run loop's thread (starts, cancels, and the clock's events while it
@@ -28,6 +28,11 @@ final class ModelledTransport: Transport, @unchecked Sendable {
     private let roundTrip: UInt64
     private let tls: Bool
     private let drawsPerPicture: Bool
+    /// The host's own time per request (`--host-delay-ms`): what a real run adds to the network's,
+    /// from the frame's work reaching the row through curl and the loopback and back (0.6 ms on
+    /// this 2-core VM by `imgbench calibrate`). Small against a latency, it decides whether an
+    /// answer due near a frame's edge lands before the row leaves or after.
+    private let hostDelay: UInt64
     private let clock: VirtualClock
     private let link: SharedLink?
 
@@ -40,7 +45,7 @@ final class ModelledTransport: Transport, @unchecked Sendable {
 
     /// `sizes`: each URL's body size in bytes (a URL not in it answers 404, as the server does).
     init(profile: NetworkProfile, seed: UInt64, sizes: [String: Int], http: HTTPVersion, tls: Bool,
-         drawsPerPicture: Bool, clock: VirtualClock) {
+         drawsPerPicture: Bool, hostDelay: UInt64 = 0, clock: VirtualClock) {
         self.profile = profile
         self.seed = seed
         self.sizes = sizes
@@ -48,6 +53,7 @@ final class ModelledTransport: Transport, @unchecked Sendable {
         roundTrip = UInt64(ConnectionHandshake.milliseconds(profile: profile, tls: false) * 1e6)
         self.tls = tls
         self.drawsPerPicture = drawsPerPicture
+        self.hostDelay = hostDelay
         self.clock = clock
         link = profile.bandwidthBytesPerSecond.map { SharedLink(bytesPerSecond: $0, clock: clock) }
     }
@@ -64,7 +70,7 @@ final class ModelledTransport: Transport, @unchecked Sendable {
         transfer.opened = takeConnection()
         let key = drawsPerPicture ? ImageRequestHandler.picture(path) : path
         let latency = UInt64(profile.latency(for: key, seed: seed) * 1e6)
-        let answerAt = transfer.startedAt &+ latency &+ handshakeWait(opened: transfer.opened, at: transfer.startedAt)
+        let answerAt = transfer.startedAt &+ latency &+ hostDelay &+ handshakeWait(opened: transfer.opened, at: transfer.startedAt)
         transfer.pending = clock.schedule(at: answerAt) { [self] in answer(transfer) }
         request.token.onCancel { [self] in cancel(transfer) }
     }

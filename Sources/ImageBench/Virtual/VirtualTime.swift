@@ -11,6 +11,14 @@ let virtualBaseURL = "http://virtual.invalid"
 
 extension RunSettings {
     public var isVirtual: Bool { time == .virtual }
+
+    /// The same settings on the real clock, without what only the model has (its host delay):
+    /// a real run measures its host.
+    var onRealClock: RunSettings {
+        var real = self
+        (real.time, real.hostDelayMs) = (.real, nil)
+        return real
+    }
 }
 
 extension Benchmark {
@@ -24,7 +32,8 @@ extension Benchmark {
         let sizes = Dictionary(workload.images.map { ($0.url, $0.expectedBytes ?? 0) }, uniquingKeysWith: { first, _ in first })
         let transport = ModelledTransport(profile: settings.injection.applied(to: settings.network), seed: settings.seed, sizes: sizes,
                                           http: settings.fetchLimits.httpVersion, tls: settings.tls == true,
-                                          drawsPerPicture: cell.format != .mixed, clock: clock)
+                                          drawsPerPicture: cell.format != .mixed,
+                                          hostDelay: UInt64((settings.hostDelayMs ?? 0) * 1e6), clock: clock)
         let run = ScrollRun(workload: workload, settings: settings, cell: cell, transport: transport, stop: stop, clock: clock)
         var result = run.run { progress in observer?.runProgress(cell, progress) }
         (result.summary.cpuUserS, result.summary.cpuSysS, result.summary.peakRssMb) = (0, 0, 0)
@@ -37,7 +46,10 @@ extension BenchmarkPlan {
     /// the real clock's assumptions.
     func validateVirtualTime() throws(PlanError) {
         let s = settings
-        guard s.isVirtual else { return }
+        guard s.isVirtual else {
+            if s.hostDelayMs != nil { throw PlanError("--host-delay-ms models a virtual run's host (--time virtual); a real run has its own") }
+            return
+        }
         func check(_ holds: Bool, _ message: String) throws(PlanError) {
             if !holds { throw PlanError("--time virtual: \(message)") }
         }

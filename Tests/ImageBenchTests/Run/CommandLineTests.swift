@@ -40,7 +40,7 @@ struct CommandLineTests {
             (["--max-pixels", "-5"], "--max-pixels must be between 1 and 1000000000 (got -5)"),
             (["--max-decode-mb", "5000"], "--max-decode-mb must be between 1 and 4096 (got 5000)"),
             (["--warmup-seconds", "-0.5"], "--warmup-seconds must be between 0 and 60 (got -0.5)"),
-            (["bogus"], "unknown subcommand 'bogus' (subcommands: run, compare, gate, serve, corpus, merge, decoders, explore, report; see imgbench --help)"),
+            (["bogus"], "unknown subcommand 'bogus' (subcommands: run, compare, gate, serve, corpus, merge, decoders, explore, calibrate, report; see imgbench --help)"),
             (["--feed", "random"], "--feed: unknown value 'random' (valid: sequential, zipf)"),
             (["--format", "xml"], "--format"),
         ]

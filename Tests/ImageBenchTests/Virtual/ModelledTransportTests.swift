@@ -29,6 +29,24 @@ struct ModelledTransportTests {
         return error
     }
 
+    @Test("a host delay (--host-delay-ms) comes on top of every answer's latency and handshake, to the nanosecond, and moves nothing else")
+    func hostDelay() throws {
+        let clock = VirtualClock(start: 0)
+        let transport = ModelledTransport(profile: try NetworkProfile(parsing: "latency=100ms,jitter=0ms,bandwidth=100kB/s"), seed: 1,
+                                          sizes: [Self.url: 10_000], http: .http1_1, tls: false, drawsPerPicture: false,
+                                          hostDelay: 650_000, clock: clock)
+        let first = Self.fetch(transport)
+        clock.sleep(until: 200 * Self.ms + 649_999)
+        #expect(first.withLockedValue { $0 } == nil, "not before the handshake, the latency and the host's 0.65 ms")
+        clock.sleep(until: 1_000 * Self.ms)
+        let result = try #require(try first.withLockedValue { $0 }?.get())
+        #expect(result.timeToFirstByte == 200 * Self.ms + 650_000 && result.transfer == 100 * Self.ms)
+        #expect(result.connection?.connect == 100 * Self.ms, "the handshake's round trip is the network's alone")
+        let second = Self.fetch(transport)
+        clock.sleep(until: 2_000 * Self.ms)
+        #expect(try second.withLockedValue { $0 }?.get().timeToFirstByte == 100 * Self.ms + 650_000)
+    }
+
     @Test("HTTP/1.1: a new connection's first byte waits its handshake and the latency; the body takes the link's chunks; the next load reuses the connection")
     func http1Timings() throws {
         let clock = VirtualClock(start: 0)

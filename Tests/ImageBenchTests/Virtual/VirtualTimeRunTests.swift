@@ -78,6 +78,8 @@ extension ChildProcessRuns {
                 (["--time", "virtual", "--no-decode", "--strategies", "threads"], "--strategies events"),
                 (["--time", "virtual", "--no-decode", "--faults", "error=5%"], "--faults"),
                 (["--time", "sometimes"], "--time"),
+                (["--no-decode", "--host-delay-ms", "0.6"], "--host-delay-ms models a virtual run's host"),
+                (["--time", "virtual", "--no-decode", "--host-delay-ms", "101"], "--host-delay-ms"),
             ]
             for (arguments, named) in cases {
                 let run = try Fixtures.imgbench(arguments + ["--rows", "50"])

@@ -143,6 +143,15 @@ extension RunFlag {
                 apply: { text, target throws(PlanError) in if let text { target.plan.settings.time = try named(text, "--time") as RunTime } },
                 // Said only when virtual: plans recorded before --time are real ones.
                 words: { plan in plan.settings.isVirtual ? ["--time", RunTime.virtual.rawValue] : [] }),
+        RunFlag("host-delay-ms", value: "ms", group: .measurement,
+                help: "With --time virtual: the host's own time added to every modelled request (the frame's work reaching the row, curl and the loopback both ways), as `imgbench calibrate` measures it on this machine \(FlagRanges.help(FlagRanges.hostDelayMs)); default 0.",
+                range: FlagRanges.help(FlagRanges.hostDelayMs),
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    target.plan.settings.hostDelayMs = try real(text, "--host-delay-ms", in: FlagRanges.hostDelayMs)
+                },
+                // Said only when given: plans recorded before it had none.
+                words: { plan in plan.settings.hostDelayMs.map { ["--host-delay-ms", Format.compact($0)] } ?? [] }),
         RunFlag("max-error-rate", value: "rate", group: .measurement,
                 help: "Do not rank a cell whose HTTP requests failed more often than this, e.g. 1% or 0.01 (0% to 100%): its numbers measured the errors, not the images. With --faults, the default is 1% above the faults' total.",
                 range: "(0% to 100%)", default: "1%",

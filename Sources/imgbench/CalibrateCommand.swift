@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import ImageBench
+
+/// `imgbench calibrate`: measures this host's own time per request for virtual runs
+/// (`--host-delay-ms`) and prints it; `--out FILE` also writes it as JSON.
+struct CalibrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibrate",
+        abstract: "Measure what this machine adds to every request, for virtual runs' --host-delay-ms.",
+        discussion: """
+        Runs one real fling on the embedded server's loopback profile (no latency, no link: all the time a \
+        request takes there is the host's) and prints the median, per network fetch, of the request's time \
+        after its frame's vsync, its queue wait, its time to first byte and its transfer: the frame's work \
+        reaching the row, the network thread taking the load, curl and the loopback both ways. A virtual run \
+        adds it to every modelled request (--time virtual --host-delay-ms MS). It belongs to this machine, \
+        build and libcurl, which it prints beside it. Exit codes: 0 measured, 2 could not measure, 64 usage error.
+        """)
+
+    @Option(help: "Rows of the measuring fling (\(Self.rowRange.lowerBound) to \(Self.rowRange.upperBound)).")
+    var rows = 2_000
+
+    @Option(help: "Also write the calibration as JSON to this file.")
+    var out: String?
+
+    static let rowRange = 200...20_000
+
+    func validate() throws {
+        guard Self.rowRange.contains(rows) else {
+            throw ValidationError("--rows must be \(Self.rowRange.lowerBound) to \(Self.rowRange.upperBound) (got \(rows))")
+        }
+    }
+
+    func run() throws {
+        let stop = StopRequest()
+        let trap = SignalTrap(stopping: stop)
+        defer { withExtendedLifetime(trap) {} }
+        let calibration = try CommandFailure.catching("the calibration could not be measured") {
+            try HostCalibration.measure(rows: rows, observer: TerminalProgress(quiet: false), stop: stop)
+        }
+        if let reason = stop.reason {
+            throw CommandFailure("stopped by \(reason): nothing was measured", status: SignalTrap.exitStatus(for: reason))
+        }
+        print(calibration.text)
+        if let out {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            try CommandFailure.catching("cannot write \(out)") {
+                try encoder.encode(calibration).write(to: URL(fileURLWithPath: out))
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+extension ChildProcessRuns {
+    @Suite("imgbench calibrate")
+    struct HostCalibrationTests {
+        @Test("a real loopback fling measures the host's own time per request: a median between its 10% and 90%, written as JSON a virtual run takes; bad rows are a one-line error")
+        func calibrate() async throws {
+            try await onOwnThread {
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imgbench-calibrate-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let file = directory.appendingPathComponent("calibration.json")
+                let run = try Fixtures.imgbench(["calibrate", "--rows", "200", "--out", file.path])
+                #expect(run.status == 0 && run.output.contains("Host delay: "), "\(run.output)")
+                let decoder = JSONDecoder()
+                decoder.keyDecodingStrategy = .convertFromSnakeCase
+                let calibration = try decoder.decode(HostCalibration.self, from: Data(contentsOf: file))
+                // Every fetch on loopback takes the host some time, and never a tenth of a second.
+                #expect(calibration.fetches > 50 && calibration.cpuCount >= 1 && !calibration.libcurl.isEmpty, "\(calibration)")
+                #expect(0 < calibration.p10Ms && calibration.p10Ms <= calibration.hostDelayMs
+                        && calibration.hostDelayMs <= calibration.p90Ms && calibration.p90Ms < 100, "\(calibration)")
+                #expect(run.output.contains("--time virtual --host-delay-ms \(Format.compact(calibration.hostDelayMs))"), "\(run.output)")
+                let refused = try Fixtures.imgbench(["calibrate", "--rows", "10"])
+                #expect(refused.status == 64 && refused.output.split(separator: "\n").count == 1, "\(refused.output)")
+            }
+        }
+    }
+}
