@@ -7,6 +7,8 @@ public struct ReportOpening {
     let load: LoadSummary
     let decodes: Bool
     let virtual: Bool
+    /// A virtual run's `--host-delay-ms`, said beside the model it went into.
+    let hostDelayMs: Double?
 
     /// `verdict`: the results' verdict where the caller has it already (it is not cheap).
     public init(_ results: BenchmarkResults, verdict: Verdict? = nil) {
@@ -14,12 +16,16 @@ public struct ReportOpening {
         load = LoadSummary(results)
         decodes = results.plan.settings.decodes
         virtual = results.plan.settings.isVirtual
+        hostDelayMs = results.plan.settings.hostDelayMs
     }
 
     /// The first line of a virtual run's every human output: its figures are a model's.
-    static let virtualTime = "Virtual time (--time virtual): the network is modelled and every frame lasts exactly one frame, "
-        + "so these figures are the model's, free of the host's noise; CPU and memory were not measured (0). "
-        + "Confirm what you choose with a real run."
+    var virtualTime: String {
+        let host = hostDelayMs.map { ", with the host's own \(Format.compact($0)) ms per request (--host-delay-ms)," } ?? ""
+        return "Virtual time (--time virtual): the network is modelled\(host) and every frame lasts exactly one frame, "
+            + "so these figures are the model's, free of the host's noise; CPU and memory were not measured (0). "
+            + "Confirm what you choose with a real run."
+    }
 
     static let noAppVerdict = "No app verdict: with --no-decode no image was decoded or shown, so what a user would see was not measured; "
         + "the load summary above is the result."
@@ -33,7 +39,7 @@ public struct ReportOpening {
     }
 
     public var text: String {
-        (virtual ? Self.virtualTime + "\n\n" : "")
+        (virtual ? virtualTime + "\n\n" : "")
             + (errors.isEmpty ? "" : errors.joined(separator: "\n") + "\n\n") + load.text + app.joined(separator: "\n") + "\n\n"
     }
 
@@ -41,13 +47,13 @@ public struct ReportOpening {
         let errorPart = errors.isEmpty ? "" : errors.map { "**\($0)**" }.joined(separator: "\n\n") + "\n\n"
         let app = self.app
         let appPart = (load.cells.isEmpty ? "" : "## Verdict\n\n") + "**\(app[0])**\n\n" + app.dropFirst().map { "- \($0)" }.joined(separator: "\n")
-        return (virtual ? "> **\(Self.virtualTime)**\n\n" : "") + errorPart + load.markdown + appPart
+        return (virtual ? "> **\(virtualTime)**\n\n" : "") + errorPart + load.markdown + appPart
     }
 
     var html: String {
         let errorPart = errors.isEmpty ? "" : errors.map { "<p class=\"verdict\"><strong>\(escape($0))</strong></p>" }.joined(separator: "\n") + "\n"
         let app = self.app
-        let timePart = virtual ? "<p class=\"verdict\"><strong>\(escape(Self.virtualTime))</strong></p>\n" : ""
+        let timePart = virtual ? "<p class=\"verdict\"><strong>\(escape(virtualTime))</strong></p>\n" : ""
         return timePart + errorPart + load.html + "<h2>Verdict</h2>\n<p class=\"verdict\"><strong>\(escape(app[0]))</strong></p>\n<ul>\n"
             + app.dropFirst().map { "<li>\(escape($0))</li>" }.joined(separator: "\n") + "\n</ul>\n"
     }

@@ -32,6 +32,15 @@ extension ChildProcessRuns {
                     #expect(summary?["time"] as? String == "virtual")
                 }
                 #expect(written[0] == written[1], "the two runs' summary.csv differ")
+                // The host's own time per request goes into every modelled answer, and the
+                // opening says so.
+                let delayed = root.appendingPathComponent("delayed")
+                let run = try Fixtures.imgbench(["--time", "virtual", "--no-decode", "--network", "3g", "--rows", "1000",
+                                                 "--cancel", "none,offscreen", "--http", "1.1,2", "--host-delay-ms", "0.7", "--out", delayed.path])
+                #expect(run.status == 0, "\(run.output)")
+                let report = try String(contentsOf: delayed.appendingPathComponent("report.md"), encoding: .utf8)
+                #expect(report.contains("with the host's own 0.700 ms per request (--host-delay-ms)"), "\(report.prefix(600))")
+                #expect(try Data(contentsOf: delayed.appendingPathComponent("summary.csv")) != written[0], "the delay moved nothing")
                 // The same files said to be real: compare refuses to put the model's figures beside
                 // them, even when told to allow a configuration change.
                 let real = root.appendingPathComponent("real")
