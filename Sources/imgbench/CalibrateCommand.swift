@@ -14,7 +14,9 @@ struct CalibrateCommand: ParsableCommand {
         after its frame's vsync, its queue wait, its time to first byte and its transfer: the frame's work \
         reaching the row, the network thread taking the load, curl and the loopback both ways. A virtual run \
         adds it to every modelled request (--time virtual --host-delay-ms MS). It belongs to this machine, \
-        build and libcurl, which it prints beside it. Exit codes: 0 measured, 2 could not measure, 64 usage error.
+        build and libcurl, which it prints beside it. It is measured over HTTP/1.1 in clear text; a virtual run \
+        adds the same delay to --tls and --http 2 cells. Exit codes: 0 measured, 2 could not measure, 64 usage \
+        error, 130/143 stopped.
         """)
 
     @Option(help: "Rows of the measuring fling (\(Self.rowRange.lowerBound) to \(Self.rowRange.upperBound)).")
@@ -36,10 +38,13 @@ struct CalibrateCommand: ParsableCommand {
         let trap = SignalTrap(stopping: stop)
         defer { withExtendedLifetime(trap) {} }
         let calibration = try CommandFailure.catching("the calibration could not be measured") {
-            try HostCalibration.measure(rows: rows, observer: TerminalProgress(quiet: false), stop: stop)
-        }
-        if let reason = stop.reason {
-            throw CommandFailure("stopped by \(reason): nothing was measured", status: SignalTrap.exitStatus(for: reason))
+            do {
+                return try HostCalibration.measure(rows: rows, observer: TerminalProgress(quiet: false), stop: stop)
+            } catch {
+                // A stop ends the run wherever it was: it is the stop's exit, not a failure's.
+                guard let reason = stop.reason else { throw error }
+                throw CommandFailure("stopped by \(reason): nothing was measured", status: SignalTrap.exitStatus(for: reason))
+            }
         }
         print(calibration.text)
         if let out {

@@ -36,6 +36,8 @@ public struct Exploration: Sendable {
 
     public let networks: [Network]
     let confirmTop: Int
+    /// The host's own time the model added per request (`--host-delay-ms`), if any.
+    let hostDelayMs: Double?
     /// The run was stopped (SIGINT) before it was through.
     public let stoppedBy: String?
 
@@ -50,7 +52,10 @@ public struct Exploration: Sendable {
             announce("\(name): \(plan.measuredRuns) combinations in virtual time")
             let modelStarted = MonotonicClock().now()
             var model = try Benchmark.run(plan, observer: observer, stop: stop, corpusCache: corpusCache)
-            if stop?.isRequested == true { return Exploration(networks: networks, confirmTop: options.confirmTop, stoppedBy: stop?.reason) }
+            if stop?.isRequested == true {
+                return Exploration(networks: networks, confirmTop: options.confirmTop, hostDelayMs: options.plans.first?.settings.hostDelayMs,
+                                   stoppedBy: stop?.reason)
+            }
             // Settings outside the space are modelled too: their error is part of the answer.
             if !plan.cells.contains(where: { $0.concurrency == current.concurrency && $0.variant == current.variant }) {
                 let own = try Benchmark.run(current.plan(from: plan), observer: observer, stop: stop, corpusCache: corpusCache)
@@ -103,7 +108,8 @@ public struct Exploration: Sendable {
             networks.append(exploration)
             if stop?.isRequested == true { break }
         }
-        return Exploration(networks: networks, confirmTop: options.confirmTop, stoppedBy: stop?.reason)
+        return Exploration(networks: networks, confirmTop: options.confirmTop, hostDelayMs: options.plans.first?.settings.hostDelayMs,
+                               stoppedBy: stop?.reason)
     }
 
     /// The model's best `top` cells, then the user's settings (once).

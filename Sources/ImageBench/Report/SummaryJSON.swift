@@ -44,6 +44,8 @@ public struct SummaryJSON: ReportWriter {
             // Said at the top as well as in the plan: a virtual run's figures are the model's, and
             // a tool reading them must not take them for measurements.
             "time": (settings.time ?? .real).rawValue,
+            // A virtual run's host delay (--host-delay-ms); null: none modelled, or a real run.
+            "host_delay_ms": settings.hostDelayMs ?? NSNull(),
             "configuration": [
                 "rows": settings.rows, "fps": settings.fps, "seed": settings.seed, "scroll": settings.scroll.rawValue,
                 "network": [

@@ -153,6 +153,7 @@ extension BenchmarkPlan {
         }
         try R.check(warmups, in: R.warmup, "--warmup")
         try R.check(warmupSeconds, in: R.warmupSeconds, "--warmup-seconds")
+        if let delay = s.hostDelayMs { try R.check(delay, in: R.hostDelayMs, "--host-delay-ms") }
         try R.check(s.prefetch, in: R.prefetch, "--prefetch")
         if let limit = s.decodeConcurrency { try R.check(limit, in: R.stageConcurrency, "--decode-concurrency") }
         if let limit = s.filterConcurrency { try R.check(limit, in: R.stageConcurrency, "--filter-concurrency") }

@@ -33,25 +33,35 @@ public struct HostCalibration: Sendable, Codable, Equatable {
     public static func measure(rows: Int, observer: (any BenchmarkObserver)? = nil, stop: StopRequest? = nil) throws -> HostCalibration {
         let plan = try RunOptions(parsing: words(rows: rows)).resolved().plan
         let results = try Benchmark.run(plan, observer: observer, stop: stop)
-        let frame = UInt64(1_000_000_000 / plan.settings.fps)
-        var delays: [UInt64] = []
-        for result in results.results {
-            for request in result.requests where request.source == .network {
-                guard let stages = request.stages, request.errorClass == nil else { continue }
-                let vsync = result.origin &+ UInt64(max(0, request.visibleFrame)) &* frame
-                let late = request.requestedAt - min(request.requestedAt, vsync)
-                delays.append(late &+ stages.queueWait &+ stages.timeToFirstByte &+ stages.transfer)
-            }
-        }
+        if let reason = stop?.reason { throw BenchmarkError(description: "stopped by \(reason) before the delay was measured") }
+        var delays = delays(in: results)
         guard !delays.isEmpty else { throw BenchmarkError(description: "the calibration run fetched nothing: no delay to measure") }
         delays.sort()
+        // Nearest rank, in whole microseconds (as --host-delay-ms takes it).
         func ms(_ quantile: Double) -> Double {
-            Double(delays[min(delays.count - 1, Int(quantile * Double(delays.count)))]) / 1e6
+            let rank = min(delays.count - 1, max(0, Int((quantile * Double(delays.count)).rounded(.up)) - 1))
+            return (Double(delays[rank]) / 1e3).rounded() / 1e3
         }
         let environment = RunEnvironment.capture()
-        return HostCalibration(hostDelayMs: (ms(0.5) * 1_000).rounded() / 1_000, p10Ms: ms(0.1), p90Ms: ms(0.9), fetches: delays.count,
+        return HostCalibration(hostDelayMs: ms(0.5), p10Ms: ms(0.1), p90Ms: ms(0.9), fetches: delays.count,
                                cpuModel: environment.cpuModel, cpuCount: environment.cpuCount,
                                imgbench: environment.imgbenchVersion, libcurl: environment.libcurl)
+    }
+
+    /// Per network fetch that ended as fetched (not failed, not cut by a cancel), nanoseconds
+    /// from its frame's vsync to its last byte. On a virtual run's loopback that is exactly the
+    /// modelled host delay, which is how it is tested.
+    static func delays(in results: BenchmarkResults) -> [UInt64] {
+        let frame = UInt64(1_000_000_000 / results.plan.settings.fps)
+        return results.results.flatMap { result in
+            result.requests.compactMap { request -> UInt64? in
+                guard request.source == .network, request.errorClass == nil, request.cancel == .none,
+                      let stages = request.stages else { return nil }
+                let vsync = result.origin &+ UInt64(max(0, request.visibleFrame)) &* frame
+                let late = request.requestedAt - min(request.requestedAt, vsync)
+                return late &+ stages.queueWait &+ stages.timeToFirstByte &+ stages.transfer
+            }
+        }
     }
 
     /// What the terminal shows.

@@ -10,8 +10,8 @@ import Foundation
 /// Connections as curl keeps them: over HTTP/1.1 a load takes an idle kept-alive connection or
 /// opens one, and a load cancelled in flight closes its own (curl cannot stop a response and keep
 /// the connection); over HTTP/2 a user has one connection, opened by its first load, and a
-/// cancel resets only its stream. The host's own time per request only as `--host-delay-ms` says. Not modelled: TCP's slow start,
-/// faults, headers' bytes (wire figures count bodies only).
+/// cancel resets only its stream. The host's own time per request only as `--host-delay-ms`
+/// says. Not modelled: TCP's slow start, faults, headers' bytes (wire figures count bodies only).
 ///
 /// Every call comes from the run loop's thread (starts, cancels, and the clock's events while it
 /// sleeps), hence `@unchecked Sendable` over plain state.

@@ -148,7 +148,10 @@ extension RunFlag {
                 range: FlagRanges.help(FlagRanges.hostDelayMs),
                 apply: { text, target throws(PlanError) in
                     guard let text else { return }
-                    target.plan.settings.hostDelayMs = try real(text, "--host-delay-ms", in: FlagRanges.hostDelayMs)
+                    // Whole microseconds, as it is said back (a gate's re-run models the same delay);
+                    // 0 is none, the same plan as without the flag.
+                    let milliseconds = (try real(text, "--host-delay-ms", in: FlagRanges.hostDelayMs) * 1_000).rounded() / 1_000
+                    target.plan.settings.hostDelayMs = milliseconds > 0 ? milliseconds : nil
                 },
                 // Said only when given: plans recorded before it had none.
                 words: { plan in plan.settings.hostDelayMs.map { ["--host-delay-ms", Format.compact($0)] } ?? [] }),
