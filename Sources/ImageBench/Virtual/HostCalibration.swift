@@ -64,6 +64,33 @@ public struct HostCalibration: Sendable, Codable, Equatable {
         }
     }
 
+    /// `--host-delay-ms FILE`: the delay a calibration file holds, refused where it was measured
+    /// on another CPU, core count, build or libcurl (each difference named): the host's time is
+    /// the host's, and a model given another machine's would be wrong without saying so.
+    static func delay(fromFile path: String) throws(PlanError) -> Double {
+        let calibration: HostCalibration
+        do {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            calibration = try decoder.decode(HostCalibration.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw PlanError("--host-delay-ms \(path): not a number of milliseconds nor a file imgbench calibrate --out wrote")
+        }
+        let here = RunEnvironment.capture()
+        let differences = [
+            ("CPU", calibration.cpuModel, here.cpuModel), ("CPUs", String(calibration.cpuCount), String(here.cpuCount)),
+            ("imgbench", calibration.imgbench, here.imgbenchVersion), ("libcurl", calibration.libcurl, here.libcurl),
+        ].filter { $0.1 != $0.2 }.map { "\($0.0) \(UntrustedText.line($0.1, limit: 80)) there, \($0.2) here" }
+        guard differences.isEmpty else {
+            throw PlanError("--host-delay-ms \(path) was measured on another machine or build (\(differences.joined(separator: "; "))): "
+                            + "measure this one with imgbench calibrate")
+        }
+        guard FlagRanges.hostDelayMs.contains(calibration.hostDelayMs) else {
+            throw PlanError("--host-delay-ms \(path): its delay \(calibration.hostDelayMs) ms is outside \(FlagRanges.help(FlagRanges.hostDelayMs))")
+        }
+        return calibration.hostDelayMs
+    }
+
     /// What the terminal shows.
     public var text: String {
         """

@@ -19,6 +19,45 @@ struct HostDelayTests {
     }
 }
 
+@Suite("A calibration file as --host-delay-ms")
+struct CalibrationFileTests {
+    static func write(_ calibration: HostCalibration, to file: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        try encoder.encode(calibration).write(to: file)
+    }
+
+    @Test("this machine's file gives its delay; another CPU count or libcurl is refused naming each difference; a file that is not one is one line")
+    func machineChecked() throws {
+        let root = try Fixtures.temporaryDirectory("calibration-file")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let here = RunEnvironment.capture()
+        func calibration(cpus: Int, libcurl: String) -> HostCalibration {
+            HostCalibration(hostDelayMs: 0.55, p10Ms: 0.4, p90Ms: 0.8, fetches: 900, cpuModel: here.cpuModel, cpuCount: cpus,
+                            imgbench: here.imgbenchVersion, libcurl: libcurl)
+        }
+        let mine = root.appendingPathComponent("mine.json"), other = root.appendingPathComponent("other.json")
+        try Self.write(calibration(cpus: here.cpuCount, libcurl: here.libcurl), to: mine)
+        try Self.write(calibration(cpus: here.cpuCount + 2, libcurl: "libcurl/6.0"), to: other)
+        let virtual = ["--time", "virtual", "--no-decode", "--host-delay-ms"]
+        #expect(try RunOptions(parsing: virtual + [mine.path]).resolved().plan.settings.hostDelayMs == 0.55)
+        do {
+            _ = try RunOptions(parsing: virtual + [other.path]).resolved()
+            Issue.record("another machine's calibration was taken")
+        } catch {
+            #expect(error.description.contains("CPUs \(here.cpuCount + 2) there, \(here.cpuCount) here")
+                    && error.description.contains("libcurl libcurl/6.0 there") && error.description.contains("imgbench calibrate"),
+                    "\(error)")
+        }
+        do {
+            _ = try RunOptions(parsing: virtual + [root.appendingPathComponent("missing.json").path]).resolved()
+            Issue.record("a missing file was taken")
+        } catch {
+            #expect(error.description.contains("nor a file imgbench calibrate --out wrote") && !error.description.contains("\n"))
+        }
+    }
+}
+
 extension ChildProcessRuns {
     @Suite("imgbench calibrate")
     struct HostCalibrationTests {

@@ -143,14 +143,16 @@ extension RunFlag {
                 apply: { text, target throws(PlanError) in if let text { target.plan.settings.time = try named(text, "--time") as RunTime } },
                 // Said only when virtual: plans recorded before --time are real ones.
                 words: { plan in plan.settings.isVirtual ? ["--time", RunTime.virtual.rawValue] : [] }),
-        RunFlag("host-delay-ms", value: "ms", group: .measurement,
-                help: "With --time virtual: the host's own time added to every modelled request (the frame's work reaching the row, curl and the loopback both ways), as `imgbench calibrate` measures it on this machine \(FlagRanges.help(FlagRanges.hostDelayMs)); default 0.",
-                range: FlagRanges.help(FlagRanges.hostDelayMs),
+        RunFlag("host-delay-ms", value: "ms|file", group: .measurement,
+                help: "With --time virtual: the host's own time added to every modelled request (the frame's work reaching the row, curl and the loopback both ways), as `imgbench calibrate` measures it on this machine \(FlagRanges.help(FlagRanges.hostDelayMs)), or the file `imgbench calibrate --out` wrote (refused if measured on another machine or build); default 0.",
+                range: FlagRanges.help(FlagRanges.hostDelayMs), completion: .file(extensions: ["json"]),
                 apply: { text, target throws(PlanError) in
                     guard let text else { return }
+                    let given = Double(text) == nil ? try HostCalibration.delay(fromFile: text)
+                                                    : try real(text, "--host-delay-ms", in: FlagRanges.hostDelayMs)
                     // Whole microseconds, as it is said back (a gate's re-run models the same delay);
                     // 0 is none, the same plan as without the flag.
-                    let milliseconds = (try real(text, "--host-delay-ms", in: FlagRanges.hostDelayMs) * 1_000).rounded() / 1_000
+                    let milliseconds = (given * 1_000).rounded() / 1_000
                     target.plan.settings.hostDelayMs = milliseconds > 0 ? milliseconds : nil
                 },
                 // Said only when given: plans recorded before it had none.
