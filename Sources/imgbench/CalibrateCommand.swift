@@ -48,11 +48,8 @@ struct CalibrateCommand: ParsableCommand {
         }
         print(calibration.text)
         if let out {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
             try CommandFailure.catching("cannot write \(out)") {
-                try encoder.encode(calibration).write(to: URL(fileURLWithPath: out))
+                try calibration.jsonData().write(to: URL(fileURLWithPath: out))
             }
         }
     }

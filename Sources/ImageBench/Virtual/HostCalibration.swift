@@ -70,9 +70,7 @@ public struct HostCalibration: Sendable, Codable, Equatable {
     static func delay(fromFile path: String) throws(PlanError) -> Double {
         let calibration: HostCalibration
         do {
-            let decoder = JSONDecoder()
-            decoder.keyDecodingStrategy = .convertFromSnakeCase
-            calibration = try decoder.decode(HostCalibration.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            calibration = try read(URL(fileURLWithPath: path))
         } catch {
             throw PlanError("--host-delay-ms \(path): not a number of milliseconds nor a file imgbench calibrate --out wrote")
         }
@@ -89,6 +87,22 @@ public struct HostCalibration: Sendable, Codable, Equatable {
             throw PlanError("--host-delay-ms \(path): its delay \(calibration.hostDelayMs) ms is outside \(FlagRanges.help(FlagRanges.hostDelayMs))")
         }
         return calibration.hostDelayMs
+    }
+
+    /// The file `imgbench calibrate --out` writes: JSON with snake_case keys, like imgbench's
+    /// other files.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return try encoder.encode(self)
+    }
+
+    /// That file read back.
+    static func read(_ file: URL) throws -> HostCalibration {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(HostCalibration.self, from: Data(contentsOf: file))
     }
 
     /// What the terminal shows.

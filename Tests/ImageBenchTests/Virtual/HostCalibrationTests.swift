@@ -22,9 +22,7 @@ struct HostDelayTests {
 @Suite("A calibration file as --host-delay-ms")
 struct CalibrationFileTests {
     static func write(_ calibration: HostCalibration, to file: URL) throws {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        try encoder.encode(calibration).write(to: file)
+        try calibration.jsonData().write(to: file)
     }
 
     @Test("this machine's file gives its delay; another CPU count or libcurl is refused naming each difference; a file that is not one is one line")
@@ -70,9 +68,7 @@ extension ChildProcessRuns {
                 let file = directory.appendingPathComponent("calibration.json")
                 let run = try Fixtures.imgbench(["calibrate", "--rows", "200", "--out", file.path])
                 #expect(run.status == 0 && run.output.contains("Host delay: "), "\(run.output)")
-                let decoder = JSONDecoder()
-                decoder.keyDecodingStrategy = .convertFromSnakeCase
-                let calibration = try decoder.decode(HostCalibration.self, from: Data(contentsOf: file))
+                let calibration = try HostCalibration.read(file)
                 // Every fetch on loopback takes the host some time, and never a tenth of a second.
                 #expect(calibration.fetches > 50 && calibration.cpuCount >= 1 && !calibration.libcurl.isEmpty, "\(calibration)")
                 #expect(0 < calibration.p10Ms && calibration.p90Ms < 100, "\(calibration)")
