@@ -36,8 +36,8 @@ public struct Exploration: Sendable {
 
     public let networks: [Network]
     let confirmTop: Int
-    /// The host's own time the model added per request (`--host-delay-ms`), if any.
-    let hostDelayMs: Double?
+    /// The host's own time the model added per request (`--host-delay-ms`), as said; empty if none.
+    let hostDelay: String
     /// The run was stopped (SIGINT) before it was through.
     public let stoppedBy: String?
 
@@ -46,6 +46,7 @@ public struct Exploration: Sendable {
     public static func run(_ options: ExploreOptions, into directory: URL, observer: (any BenchmarkObserver)?, stop: StopRequest?,
                            corpusCache: CorpusCache?, announce: @Sendable (String) -> Void) throws -> Exploration {
         var networks: [Network] = []
+        let hostDelay = options.plans.first?.settings.hostDelayPhrase ?? ""
         for plan in options.plans {
             let name = plan.settings.network.name
             let current = try options.currentCell(in: plan)
@@ -53,7 +54,7 @@ public struct Exploration: Sendable {
             let modelStarted = MonotonicClock().now()
             var model = try Benchmark.run(plan, observer: observer, stop: stop, corpusCache: corpusCache)
             if stop?.isRequested == true {
-                return Exploration(networks: networks, confirmTop: options.confirmTop, hostDelayMs: options.plans.first?.settings.hostDelayMs,
+                return Exploration(networks: networks, confirmTop: options.confirmTop, hostDelay: hostDelay,
                                    stoppedBy: stop?.reason)
             }
             // Settings outside the space are modelled too: their error is part of the answer.
@@ -108,7 +109,7 @@ public struct Exploration: Sendable {
             networks.append(exploration)
             if stop?.isRequested == true { break }
         }
-        return Exploration(networks: networks, confirmTop: options.confirmTop, hostDelayMs: options.plans.first?.settings.hostDelayMs,
+        return Exploration(networks: networks, confirmTop: options.confirmTop, hostDelay: hostDelay,
                                stoppedBy: stop?.reason)
     }
 

@@ -11,7 +11,7 @@ extension Exploration {
         let combinations = networks.map(\.combinations).reduce(0, +)
         var lines = ["Explored \(combinations) combinations in virtual time ("
                      + networks.map { "\($0.name): \($0.combinations) in \(Self.seconds($0.modelSeconds))" }.joined(separator: ", ")
-                     + ")" + (hostDelayMs.map { ", with the host's own \(Format.compact($0)) ms per request (--host-delay-ms)" } ?? "")
+                     + ")" + hostDelay
                      + ". The model only chooses what to run: the verdict below each network is its real runs'."]
         for network in networks { lines += [""] + network.lines(confirmTop: confirmTop) }
         if let stoppedBy { lines += ["", "Stopped by \(stoppedBy): the exploration is incomplete."] }

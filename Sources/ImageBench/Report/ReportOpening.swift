@@ -8,7 +8,7 @@ public struct ReportOpening {
     let decodes: Bool
     let virtual: Bool
     /// A virtual run's `--host-delay-ms`, said beside the model it went into.
-    let hostDelayMs: Double?
+    let hostDelay: String
 
     /// `verdict`: the results' verdict where the caller has it already (it is not cheap).
     public init(_ results: BenchmarkResults, verdict: Verdict? = nil) {
@@ -16,13 +16,12 @@ public struct ReportOpening {
         load = LoadSummary(results)
         decodes = results.plan.settings.decodes
         virtual = results.plan.settings.isVirtual
-        hostDelayMs = results.plan.settings.hostDelayMs
+        hostDelay = results.plan.settings.hostDelayPhrase
     }
 
     /// The first line of a virtual run's every human output: its figures are a model's.
     var virtualTime: String {
-        let host = hostDelayMs.map { ", with the host's own \(Format.compact($0)) ms per request (--host-delay-ms)," } ?? ""
-        return "Virtual time (--time virtual): the network is modelled\(host) and every frame lasts exactly one frame, "
+        "Virtual time (--time virtual): the network is modelled and every frame lasts exactly one frame\(hostDelay), "
             + "so these figures are the model's, free of the host's noise; CPU and memory were not measured (0). "
             + "Confirm what you choose with a real run."
     }

@@ -12,6 +12,12 @@ let virtualBaseURL = "http://virtual.invalid"
 extension RunSettings {
     public var isVirtual: Bool { time == .virtual }
 
+    /// How a virtual run's openings name its host delay: ", with the host's own 0.685 ms per
+    /// request (--host-delay-ms)"; empty without one.
+    var hostDelayPhrase: String {
+        hostDelayMs.map { ", with the host's own \(Format.compact($0)) ms per request (--host-delay-ms)" } ?? ""
+    }
+
     /// The same settings on the real clock, without what only the model has (its host delay):
     /// a real run measures its host.
     var onRealClock: RunSettings {
