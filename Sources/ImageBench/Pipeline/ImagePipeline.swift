@@ -101,26 +101,32 @@ public final class ImagePipeline: Sendable {
     /// cure, the backoff, then the next attempt.
     private func fetch(_ fetch: NetworkFetch, transport: any Transport, on context: any LoadContext,
                        completion: @escaping @Sendable (Step?) -> Void) {
-        let attempt: @Sendable () -> Void = { [self] in
-            transport.start(fetch.task.fetch(attempt: fetch.attempts.number)) { fetched in
-                // Only decoding is heavy; a failure and --no-decode's stand-in end where they are.
-                let arrived = if case .success = fetched { self.decodes } else { false }
-                context.resume(heavy: arrived) { [self] in
-                    var judged = fetch
-                    let again = judged.attempts.shouldRetry(after: fetched)
-                    let failed = judged
-                    guard again else { return completion(end(failed, with: fetched)) }
-                    context.pause(until: clock.now() + failed.attempts.backoff, on: clock, unless: failed.task.token) { [self] carryOn in
-                        guard carryOn else { return completion(end(failed, with: fetched)) }
-                        var next = failed
-                        next.attempts.next()
-                        self.fetch(next, transport: transport, on: context, completion: completion)
-                    }
+        // A blocking transport fetches on the calling thread, which must not be the main loop's.
+        // (The others start here, with no closure made for the hop: one allocation a request.)
+        guard !transport.blocksCaller else {
+            return context.resume(heavy: true) { [self] in attempt(fetch, transport: transport, on: context, completion: completion) }
+        }
+        attempt(fetch, transport: transport, on: context, completion: completion)
+    }
+
+    private func attempt(_ fetch: NetworkFetch, transport: any Transport, on context: any LoadContext,
+                         completion: @escaping @Sendable (Step?) -> Void) {
+        transport.start(fetch.task.fetch(attempt: fetch.attempts.number)) { fetched in
+            // Only decoding is heavy; a failure and --no-decode's stand-in end where they are.
+            let arrived = if case .success = fetched { self.decodes } else { false }
+            context.resume(heavy: arrived) { [self] in
+                var judged = fetch
+                let again = judged.attempts.shouldRetry(after: fetched)
+                let failed = judged
+                guard again else { return completion(end(failed, with: fetched)) }
+                context.pause(until: clock.now() + failed.attempts.backoff, on: clock, unless: failed.task.token) { [self] carryOn in
+                    guard carryOn else { return completion(end(failed, with: fetched)) }
+                    var next = failed
+                    next.attempts.next()
+                    self.fetch(next, transport: transport, on: context, completion: completion)
                 }
             }
         }
-        // A blocking transport fetches on the calling thread, which must not be the main loop's.
-        if transport.blocksCaller { context.resume(heavy: true, attempt) } else { attempt() }
     }
 
     /// The fetched bytes through the rest of the pipeline (or to the decode queue, whereupon the

@@ -15,17 +15,17 @@ final class DeliveryInbox: Sendable {
         previews.withLockedValue { $0.append(preview) }
     }
 
-    func takePreviews() -> [LoadPreview] {
-        previews.withLockedValue { previews in
-            defer { previews.removeAll(keepingCapacity: true) }
-            return previews
-        }
+    /// Everything posted since the last call, in `buffer` (emptied first). The caller's buffer and
+    /// the inbox's trade places, so neither allocates: returning a copy and emptying the original
+    /// kept its capacity by allocating a new one, every frame of every user, even with nothing in
+    /// it (and a completion is large enough for glibc to sweep its small free lists each time).
+    func takeAll(into buffer: inout [LoadCompletion]) {
+        buffer.removeAll(keepingCapacity: true)
+        pending.withLockedValue { swap(&$0, &buffer) }
     }
 
-    func takeAll() -> [LoadCompletion] {
-        pending.withLockedValue { pending in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
-        }
+    func takePreviews(into buffer: inout [LoadPreview]) {
+        buffer.removeAll(keepingCapacity: true)
+        previews.withLockedValue { swap(&$0, &buffer) }
     }
 }

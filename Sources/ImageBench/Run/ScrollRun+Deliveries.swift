@@ -1,7 +1,8 @@
 /// What the main loop does with the loads workers finished: display, fail, restart, account.
 extension ScrollRun {
     func deliverCompletions(frame: Int, now: UInt64) {
-        for completion in inbox.takeAll() {
+        inbox.takeAll(into: &delivered)
+        for completion in delivered {
             tally.account(completion)
             guard let load = registry.finish(completion.loadID) else { continue }
             tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled,
@@ -48,7 +49,8 @@ extension ScrollRun {
         pipeline.stages.waitUntilIdle()
         pipeline.stages.shutdown()
         transport.shutdown()
-        for completion in inbox.takeAll() {
+        inbox.takeAll(into: &delivered)
+        for completion in delivered {
             tally.account(completion)
             guard let load = registry[completion.loadID] else { continue }
             tally.settle(completion, imageID: load.imageID, cancelled: load.cancelled,

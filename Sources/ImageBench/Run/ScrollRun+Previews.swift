@@ -4,7 +4,8 @@ extension ScrollRun {
     /// came in the same frame shows the image): each is shown in the rows still waiting for its
     /// load, ending their placeholder time. Every preview decoded counts in its cost, shown or not.
     func deliverPreviews(frame: Int) {
-        for preview in inbox.takePreviews() {
+        inbox.takePreviews(into: &previewed)
+        for preview in previewed {
             tally.previews.decodes += 1
             tally.previews.nanoseconds += preview.cost
             guard let load = registry[preview.loadID], !load.cancelled else { continue }

@@ -18,6 +18,8 @@ final class ScrollRun {
     let transport: any Transport
     let pipeline: ImagePipeline
     let inbox = DeliveryInbox()
+    /// The inbox's buffers while the main loop reads them (`DeliveryInbox.takeAll(into:)`).
+    var delivered: [LoadCompletion] = [], previewed: [LoadPreview] = []
     let frameNanoseconds: UInt64
     let stop: StopRequest?
     let client: Int

@@ -187,8 +187,10 @@ final class CurlEasy: @unchecked Sendable {
 private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
                        _ context: UnsafeMutableRawPointer?) -> Int {
     guard let context else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
+    return Unmanaged<CurlTransfer>.fromOpaque(context)._withUnsafeGuaranteedRef { written(data, size * count, to: $0) }
+}
+
+private func written(_ data: UnsafeMutablePointer<CChar>?, _ length: Int, to transfer: CurlTransfer) -> Int {
     if transfer.token.isCancelled { return 0 }
     if transfer.received + length > transfer.maxBytes {
         transfer.tooLarge = true
@@ -209,13 +211,17 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
                         _ context: UnsafeMutableRawPointer?) -> Int {
     let length = size * count
     guard let context else { return length }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let line = UnsafeRawBufferPointer(start: data, count: length)
-    if line.starts(with: statusLinePrefix) { (transfer.headersComplete, transfer.bodyBegun) = (false, false) }
-    if transfer.resume != nil { transfer.resume?.read(headerLine: String(decoding: line, as: UTF8.self)) }
-    if length <= 2 && line.allSatisfy({ $0 == 13 || $0 == 10 }) { transfer.headersComplete = true }
-    transfer.lastActivity = MonotonicClock().now()
-    if transfer.firstByteAt == nil { transfer.firstByteAt = transfer.lastActivity }
+    // Borrowed, not retained (as in the other callbacks): curl calls this once per header line,
+    // ten a response, and the transfer outlives every call (its handle keeps it until `finish`).
+    Unmanaged<CurlTransfer>.fromOpaque(context)._withUnsafeGuaranteedRef { transfer in
+        if line.starts(with: statusLinePrefix) { (transfer.headersComplete, transfer.bodyBegun) = (false, false) }
+        if transfer.resume != nil { transfer.resume?.read(headerLine: String(decoding: line, as: UTF8.self)) }
+        if length <= 2 && line.allSatisfy({ $0 == 13 || $0 == 10 }) { transfer.headersComplete = true }
+        // Each line is activity: a server trickling its headers is slow, not stalled.
+        transfer.lastActivity = MonotonicClock().now()
+        if transfer.firstByteAt == nil { transfer.firstByteAt = transfer.lastActivity }
+    }
     return length
 }
 
@@ -224,8 +230,7 @@ private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
 private func curlProgress(_ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t,
                           _ downloaded: curl_off_t, _ uploadTotal: curl_off_t, _ uploaded: curl_off_t) -> Int32 {
     guard let context else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.token.isCancelled ? 1 : 0
+    return Unmanaged<CurlTransfer>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.token.isCancelled ? 1 : 0 }
 }
 
 /// curl_global_init must run once before any thread uses curl.

@@ -31,6 +31,10 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, completion: Completion)] = [:]
     private var spare: [CurlEasy] = []
+    /// The requests `admitIncoming` is taking in (the loop's thread only).
+    private var admitting: [Request] = []
+    /// `start`'s cancel handler, made once: a closure per request was an allocation per request.
+    private let ringOnCancel: @Sendable () -> Void
     private(set) var isShutDown = false
 
     private let client: Int
@@ -55,7 +59,9 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
         ib_curl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, FlagRanges.concurrency.upperBound)
         self.limits = limits
         self.loop = loop ?? CurlLoop()
-        bell = ServiceBell(loop: self.loop)
+        let bell = ServiceBell(loop: self.loop)
+        self.bell = bell
+        ringOnCancel = { bell.ring() }
         ownsLoop = loop == nil
         self.loop.join(self)
     }
@@ -74,7 +80,7 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
             completion(.failure(.connection("transport shut down")))
             return
         }
-        fetch.token.onCancel { [bell] in bell.ring() }
+        fetch.token.onCancel(ringOnCancel)
         bell.ring()
     }
 
@@ -135,17 +141,21 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
     /// The loop has let go of the multi: clean it up here, on its thread, and release `shutdown`.
     func closedByLoop() {
         spare.removeAll()
+        admitting.removeAll()
         curl_multi_cleanup(multi)
         stopped.signal()
     }
 
     private func admitIncoming(closing: Bool = false) {
-        let requests = incoming.withLockedValue { queue in
-            defer { queue.requests.removeAll() }
+        // The queue's buffer and this one trade places under the lock: neither side allocates
+        // (emptying the queue's and handing its copy out regrew it for the next request).
+        admitting.removeAll(keepingCapacity: true)
+        incoming.withLockedValue { queue in
             if closing { queue.closed = true }
-            return queue.requests
+            swap(&queue.requests, &admitting)
         }
-        for request in requests {
+        defer { admitting.removeAll(keepingCapacity: true) }  // the completions go with their transfers
+        for request in admitting {
             if stopping.load(ordering: .acquiring) {
                 request.completion(.failure(.connection("transport shut down")))
                 continue
