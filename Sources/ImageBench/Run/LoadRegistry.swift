@@ -124,17 +124,19 @@ final class LoadRegistry {
 
     /// The run is over: cancel whatever is still loading and wait for the strategy's workers.
     /// The loads stay registered so their last completions can still be accounted.
-    func cancelAllAndWait() {
+    /// `clock` settles between the two: a virtual run's cancelled transfers end when its loop
+    /// waits, and this wait is on the loop's own thread.
+    func cancelAllAndWait(clock: any RunClock) {
         cancelAll()
+        clock.settle()
         scheduler.waitUntilIdle()
         scheduler.shutdown()
     }
 
     /// Cancels whatever is still loading, without waiting (a user of a crowd whose run is over
     /// while the others go on).
-    /// In the order the loads began: a transport that ends a cancelled transfer at once (the
-    /// model of `--time virtual`) hands the freed slot to a queued load before the loop reaches
-    /// it, so the order decides what a run's end sends, and a dictionary's changes per process.
+    /// In the order the loads began, so that a run's end does the same every time (a
+    /// dictionary's order changes per process).
     func cancelAll() {
         for load in loads.sorted(by: { $0.key < $1.key }).map(\.value) {
             _ = load.job.token.cancel()

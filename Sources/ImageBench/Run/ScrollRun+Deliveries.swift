@@ -44,7 +44,7 @@ extension ScrollRun {
     /// The run is over: cancel what is still loading (not counted as policy savings), wait for
     /// the workers, and count the bytes that still arrived.
     func finishOutstandingLoads() {
-        registry.cancelAllAndWait()
+        registry.cancelAllAndWait(clock: clock)
         // Loads the strategy finished may still be in a stage queue (cancelled: they report so).
         pipeline.stages.waitUntilIdle()
         pipeline.stages.shutdown()

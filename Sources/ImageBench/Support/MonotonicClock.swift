@@ -8,9 +8,14 @@ public protocol RunClock: Sendable {
     func now() -> UInt64
     /// Returns once `now()` has reached `deadline`.
     func sleep(until deadline: UInt64)
+    /// Lets what is due by now happen, without waiting: a virtual clock runs its overdue events
+    /// (a cancelled modelled transfer's end), others have nothing to do.
+    func settle()
 }
 
 extension RunClock {
+    public func settle() {}
+
     /// Waits from a task (a retry's backoff in the async strategy) without holding its thread.
     func sleepAsync(until deadline: UInt64) async {
         let now = now()

@@ -77,6 +77,8 @@ final class VirtualClock: RunClock {
         state.withLockedValue { $0.now = max($0.now, deadline) }
     }
 
+    func settle() { sleep(until: now()) }
+
     /// Runs `action` when the clock reaches `time` (at once on the next sleep if it is past);
     /// returns a handle for `cancel`.
     @discardableResult

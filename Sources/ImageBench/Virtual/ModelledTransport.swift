@@ -137,12 +137,21 @@ final class ModelledTransport: Transport, @unchecked Sendable {
         transfer.end(.success(result))
     }
 
+    /// A cancel stops the transfer where it is, and its end (the completion, so the freed slot's
+    /// next load) comes when the run loop next waits, after the rest of the frame's work: a real
+    /// run's network thread learns of a cancel from a wake-up and aborts the transfer while the
+    /// main loop goes on down the frame's rows, so the rows appearing in that frame queue their
+    /// loads first. Ending it at once handed the slot to a load queued earlier (a prefetch),
+    /// and a 3g fling's later rows found their image's load gone where the real run merged them.
     private func cancel(_ transfer: ModelledTransfer) {
-        guard !transfer.ended else { return }
+        guard !transfer.ended, !transfer.stopping else { return }
+        transfer.stopping = true
         if let pending = transfer.pending { clock.cancel(pending) }
-        // HTTP/1.1 loses the connection with the transfer; HTTP/2 resets a stream and keeps it.
-        record(transfer)
-        transfer.end(.failure(.cancelled(received: transfer.received, announced: transfer.answeredAt == nil ? nil : transfer.size)))
+        transfer.pending = clock.schedule(at: clock.now()) { [self] in
+            // HTTP/1.1 loses the connection with the transfer; HTTP/2 resets a stream and keeps it.
+            record(transfer)
+            transfer.end(.failure(.cancelled(received: transfer.received, announced: transfer.answeredAt == nil ? nil : transfer.size)))
+        }
     }
 
     private func record(_ transfer: ModelledTransfer) {
@@ -159,8 +168,10 @@ private final class ModelledTransfer: @unchecked Sendable {
     var received = 0
     var opened = false
     var answeredAt: UInt64?
-    /// The clock's event this transfer waits for (its answer, or its next chunk).
+    /// The clock's event this transfer waits for (its answer, its next chunk, or its cancel's end).
     var pending: UInt64?
+    /// Cancelled, its end not yet reported.
+    var stopping = false
     private(set) var ended = false
 
     init(startedAt: UInt64, completion: @escaping FetchCompletion) {

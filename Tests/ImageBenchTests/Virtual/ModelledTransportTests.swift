@@ -68,7 +68,7 @@ struct ModelledTransportTests {
         #expect(wire.connect.count == 1 && wire.tlsHandshake.count == 0)
     }
 
-    @Test("a cancel in flight ends the load at once with what arrived; over HTTP/1.1 it costs the connection (TLS: two round trips again), over HTTP/2 it does not")
+    @Test("a cancel in flight ends the load with what arrived when the loop next waits, not inside the frame's work, and the clock does not move for it; over HTTP/1.1 it costs the connection (TLS: two round trips again), over HTTP/2 it does not")
     func cancels() throws {
         for http in [HTTPVersion.http1_1, .http2] {
             let clock = VirtualClock(start: 0)
@@ -79,7 +79,11 @@ struct ModelledTransportTests {
             // TLS: 200 ms of handshake, 100 ms latency; one chunk in by 341 ms.
             clock.sleep(until: 341 * Self.ms)
             _ = token.cancel()
+            _ = token.cancel()  // a second cancel changes nothing
+            #expect(cut.withLockedValue { $0 } == nil, "the rest of the frame's work comes first (\(http))")
+            clock.settle()
             #expect(Self.failure(cut) == .cancelled(received: 4_096, announced: 10_000), "\(http)")
+            #expect(clock.now() == 341 * Self.ms && clock.pending == 0, "\(http)")
             let next = Self.fetch(transport)
             clock.sleep(until: 2_000 * Self.ms)
             let result = try #require(try next.withLockedValue { $0 }?.get())
