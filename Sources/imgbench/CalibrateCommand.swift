@@ -20,12 +20,12 @@ struct CalibrateCommand: ParsableCommand {
         """)
 
     @Option(help: "Rows of the measuring fling (\(Self.rowRange.lowerBound) to \(Self.rowRange.upperBound)).")
-    var rows = 2_000
+    var rows = HostCalibration.defaultRows
 
     @Option(help: "Also write the calibration as JSON to this file.")
     var out: String?
 
-    static let rowRange = 200...20_000
+    static let rowRange = HostCalibration.rowRange
 
     func validate() throws {
         guard Self.rowRange.contains(rows) else {

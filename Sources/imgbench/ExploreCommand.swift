@@ -14,9 +14,11 @@ struct ExploreCommand: ParsableCommand {
         combination runs in virtual time (--time virtual: the network modelled, seconds per cell), --no-decode \
         (decode costs are not modelled yet). The model's best cells (--confirm, default 3) and your own settings \
         (--current "--concurrency 5 --cancel none"; default: imgbench's defaults) then run for real on the same trace, \
-        and the verdict is theirs, with the model's error on each beside it.
+        and the verdict is theirs, with the model's error on each beside it. First, this machine's own time per \
+        request is measured (the run `imgbench calibrate` makes) and given to the model; --host-delay-ms MS gives \
+        it instead (0: none), and --confirm 0 measures nothing.
 
-        Writes DIR/explore.md, DIR/model-NETWORK/ and DIR/confirm-NETWORK/ (results directories) under --out \
+        Writes DIR/explore.md, DIR/calibration.json, DIR/model-NETWORK/ and DIR/confirm-NETWORK/ (results directories) under --out \
         (default imgbench-results/explore-<timestamp>). Exit codes: 0 done, 2 could not run, 64 usage error.
         """)
 

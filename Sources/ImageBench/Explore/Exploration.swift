@@ -46,8 +46,15 @@ public struct Exploration: Sendable {
     public static func run(_ options: ExploreOptions, into directory: URL, observer: (any BenchmarkObserver)?, stop: StopRequest?,
                            corpusCache: CorpusCache?, announce: @Sendable (String) -> Void) throws -> Exploration {
         var networks: [Network] = []
-        let hostDelay = options.plans.first?.settings.hostDelayPhrase ?? ""
-        for plan in options.plans {
+        var plans = options.plans
+        var hostDelay = plans.first?.settings.hostDelayPhrase ?? ""
+        if options.calibrates {
+            guard let measured = try calibrate(&plans, into: directory, observer: observer, stop: stop, announce: announce) else {
+                return Exploration(networks: [], confirmTop: options.confirmTop, hostDelay: "", stoppedBy: stop?.reason)
+            }
+            hostDelay = ", with the host's own \(Format.compact(measured)) ms per request (measured first: calibration.json)"
+        }
+        for plan in plans {
             let name = plan.settings.network.name
             let current = try options.currentCell(in: plan)
             announce("\(name): \(plan.measuredRuns) combinations in virtual time")
@@ -111,6 +118,32 @@ public struct Exploration: Sendable {
         }
         return Exploration(networks: networks, confirmTop: options.confirmTop, hostDelay: hostDelay,
                                stoppedBy: stop?.reason)
+    }
+
+    /// Measures this machine's own time per request (the run `imgbench calibrate` makes, on as
+    /// many rows as the explored trace, 200 to 2,000), gives it to every plan's model and writes
+    /// it to `directory/calibration.json`: the model's answers then land where the real runs'
+    /// do (README, "The model against real runs"). Nil when stopped first.
+    private static func calibrate(_ plans: inout [BenchmarkPlan], into directory: URL, observer: (any BenchmarkObserver)?,
+                                  stop: StopRequest?, announce: @Sendable (String) -> Void) throws -> Double? {
+        let rows = min(HostCalibration.defaultRows, max(HostCalibration.rowRange.lowerBound, plans[0].settings.rows))
+        announce("calibrating: a real \(rows)-row fling on loopback measures this machine's own time per request")
+        let calibration: HostCalibration
+        do {
+            calibration = try HostCalibration.measure(rows: rows, observer: observer, stop: stop)
+        } catch {
+            if stop?.isRequested == true { return nil }
+            throw error
+        }
+        guard calibration.hostDelayMs > 0, FlagRanges.hostDelayMs.contains(calibration.hostDelayMs) else {
+            throw BenchmarkError(description: "this machine's own time per request measured \(calibration.hostDelayMs) ms, outside "
+                                 + "--host-delay-ms's \(Format.compact(FlagRanges.hostDelayMs.lowerBound))–\(Format.compact(FlagRanges.hostDelayMs.upperBound)) ms: "
+                                 + "is it busy? give one with --host-delay-ms")
+        }
+        for index in plans.indices { plans[index].settings.hostDelayMs = calibration.hostDelayMs }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try calibration.jsonData().write(to: directory.appendingPathComponent("calibration.json"))
+        return calibration.hostDelayMs
     }
 
     /// The model's best `top` cells, then the user's settings (once).

@@ -11,6 +11,10 @@ public struct ExploreOptions: Sendable {
     public let confirmTop: Int
     /// The user's own settings, as run flags (`--concurrency 5 --cancel none`); empty: imgbench's defaults.
     let currentWords: [String]
+    /// Whether the exploration measures this machine's own time per request first (the run
+    /// `imgbench calibrate` makes) and gives it to the model: when real runs will follow and no
+    /// `--host-delay-ms` says one (0: the model without it).
+    public let calibrates: Bool
     public let output: RunOutput
 
     static let confirmRange = 0...10
@@ -60,6 +64,7 @@ public struct ExploreOptions: Sendable {
         }
         plans = targets.map(\.plan)
         confirmTop = confirm
+        calibrates = confirm > 0 && options["host-delay-ms"] == nil
         currentWords = current
         output = targets[0].output
         _ = try currentCell(in: plans[0])  // a mistake in --current is a usage error, before anything runs

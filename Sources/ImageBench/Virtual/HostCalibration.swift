@@ -22,6 +22,10 @@ public struct HostCalibration: Sendable, Codable, Equatable {
     public let imgbench: String
     public let libcurl: String
 
+    /// The measuring fling's rows: by default, and what `--rows` may ask.
+    public static let defaultRows = 2_000
+    public static let rowRange = 200...20_000
+
     /// The real run that measures it: one user, `--no-decode`, the events strategy on the multi
     /// transport, a limit of 32, no cancels, the embedded server on `loopback`.
     public static func words(rows: Int) -> [String] {

@@ -13,6 +13,12 @@ struct ExploreTests {
         #expect(two.plans.allSatisfy { $0.settings.isVirtual && !$0.settings.decodes && $0.measuredRuns == 4 })
         let custom = try ExploreOptions(parsing: ["--network", "latency=80ms,jitter=0ms,bandwidth=1MB/s"])
         #expect(custom.plans.count == 1 && custom.plans[0].settings.network.latencyMilliseconds == 80 && custom.confirmTop == 3)
+        // The host is measured first when real runs follow, unless --host-delay-ms says its time (0: none).
+        #expect(two.calibrates && custom.calibrates)
+        for words in [["--host-delay-ms", "0.7"], ["--host-delay-ms", "0"], ["--confirm", "0"]] {
+            #expect(try !ExploreOptions(parsing: words).calibrates, "\(words)")
+        }
+        #expect(try ExploreOptions(parsing: ["--host-delay-ms", "0.7"]).plans[0].settings.hostDelayMs == 0.7)
         for (words, reason) in [(["--confirm", "11"], "--confirm '11'"), (["--time", "real"], "--time is not taken"),
                                 (["--repeat", "3"], "--repeat is not taken"),
                                 (["--strategies", "threads"], "only the events strategy"),
@@ -107,6 +113,12 @@ struct ExploreTests {
             #expect(text.contains("Its flags: --concurrency") == recommends, "\(text)")
             #expect(text.contains("so nothing is recommended") == (network.decision == .undecided || network.decision == .alone), "\(text)")
             #expect(text.contains("The model's Pareto front"))
+            // Real runs follow and no --host-delay-ms was given: this machine's own time per
+            // request was measured first, given to the model and said.
+            let calibration = try HostCalibration.read(root.appendingPathComponent("calibration.json"))
+            #expect(calibration.hostDelayMs > 0 && text.contains("\(Format.compact(calibration.hostDelayMs)) ms per request (measured first: calibration.json)"), "\(text)")
+            let modelPlan = try JSONSerialization.jsonObject(with: Data(contentsOf: network.modelDirectory.appendingPathComponent("summary.json"))) as? [String: Any]
+            #expect(modelPlan?["host_delay_ms"] as? Double == calibration.hostDelayMs)
         }
     }
 
@@ -122,5 +134,8 @@ struct ExploreTests {
         #expect(exploration.text.contains("Not confirmed (--confirm 0): the model's ranking is no verdict"))
         // The user's settings are one of the combinations: counted once.
         #expect(exploration.text.contains("2 of the 2 combinations ranked:"), "\(exploration.text)")
+        // Nor is the host measured: without real runs to follow, the model goes without it.
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("calibration.json").path) && !options.calibrates)
+        #expect(!exploration.text.contains("ms per request"))
     }
 }
