@@ -135,10 +135,11 @@ public struct Exploration: Sendable {
             if stop?.isRequested == true { return nil }
             throw error
         }
+        // A delay of none is no measurement, one past the flag's range a machine too busy to model.
         guard calibration.hostDelayMs > 0, FlagRanges.hostDelayMs.contains(calibration.hostDelayMs) else {
-            throw BenchmarkError(description: "this machine's own time per request measured \(calibration.hostDelayMs) ms, outside "
-                                 + "--host-delay-ms's \(Format.compact(FlagRanges.hostDelayMs.lowerBound))–\(Format.compact(FlagRanges.hostDelayMs.upperBound)) ms: "
-                                 + "is it busy? give one with --host-delay-ms")
+            throw BenchmarkError(description: "this machine's own time per request measured \(Format.compact(calibration.hostDelayMs)) ms, "
+                                 + "not a delay above 0 and up to \(Format.compact(FlagRanges.hostDelayMs.upperBound)) ms: "
+                                 + "give one with --host-delay-ms (0: the model without it)")
         }
         for index in plans.indices { plans[index].settings.hostDelayMs = calibration.hostDelayMs }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -8,6 +8,9 @@ extension Exploration {
     static let listed = 10
 
     public var text: String {
+        if networks.isEmpty, let stoppedBy {
+            return "Stopped by \(stoppedBy) before any combination was explored: nothing to rank.\n"
+        }
         let combinations = networks.map(\.combinations).reduce(0, +)
         var lines = ["Explored \(combinations) combinations in virtual time ("
                      + networks.map { "\($0.name): \($0.combinations) in \(Self.seconds($0.modelSeconds))" }.joined(separator: ", ")

@@ -122,6 +122,12 @@ struct ExploreTests {
         }
     }
 
+    @Test("an exploration stopped before its first combination (while measuring the host) says so, and nothing else")
+    func stoppedFirst() {
+        let stopped = Exploration(networks: [], confirmTop: 3, hostDelay: "", stoppedBy: "SIGINT")
+        #expect(stopped.text == "Stopped by SIGINT before any combination was explored: nothing to rank.\n")
+    }
+
     @Test("--confirm 0: the model's ranking alone, said to be no verdict; nothing runs for real")
     func modelOnly() async throws {
         let root = try Fixtures.temporaryDirectory("explore-model-only")

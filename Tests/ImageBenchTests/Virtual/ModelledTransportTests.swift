@@ -79,7 +79,6 @@ struct ModelledTransportTests {
             // TLS: 200 ms of handshake, 100 ms latency; one chunk in by 341 ms.
             clock.sleep(until: 341 * Self.ms)
             _ = token.cancel()
-            _ = token.cancel()  // a second cancel changes nothing
             #expect(cut.withLockedValue { $0 } == nil, "the rest of the frame's work comes first (\(http))")
             clock.settle()
             #expect(Self.failure(cut) == .cancelled(received: 4_096, announced: 10_000), "\(http)")
