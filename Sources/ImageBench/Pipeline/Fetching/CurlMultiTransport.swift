@@ -31,7 +31,7 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, completion: Completion)] = [:]
     private var spare: [CurlEasy] = []
-    /// The requests `admitIncoming` is taking in (the loop's thread only).
+    /// The requests `admitIncoming` is taking in (the loop's thread only; empty between calls).
     private var admitting: [Request] = []
     /// `start`'s cancel handler, made once: a closure per request was an allocation per request.
     private let ringOnCancel: @Sendable () -> Void
@@ -141,20 +141,19 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
     /// The loop has let go of the multi: clean it up here, on its thread, and release `shutdown`.
     func closedByLoop() {
         spare.removeAll()
-        admitting.removeAll()
         curl_multi_cleanup(multi)
         stopped.signal()
     }
 
     private func admitIncoming(closing: Bool = false) {
         // The queue's buffer and this one trade places under the lock: neither side allocates
-        // (emptying the queue's and handing its copy out regrew it for the next request).
-        admitting.removeAll(keepingCapacity: true)
+        // (emptying the queue's and handing its copy out regrew it for the next request). It is
+        // empty outside this function: emptied on the way out, its completions gone with their transfers.
         incoming.withLockedValue { queue in
             if closing { queue.closed = true }
             swap(&queue.requests, &admitting)
         }
-        defer { admitting.removeAll(keepingCapacity: true) }  // the completions go with their transfers
+        defer { admitting.removeAll(keepingCapacity: true) }
         for request in admitting {
             if stopping.load(ordering: .acquiring) {
                 request.completion(.failure(.connection("transport shut down")))
