@@ -47,13 +47,10 @@ public struct Exploration: Sendable {
                            corpusCache: CorpusCache?, announce: @Sendable (String) -> Void) throws -> Exploration {
         var networks: [Network] = []
         var plans = options.plans
-        var hostDelay = plans.first?.settings.hostDelayPhrase ?? ""
-        if options.calibrates {
-            guard let measured = try calibrate(&plans, into: directory, observer: observer, stop: stop, announce: announce) else {
-                return Exploration(networks: [], confirmTop: options.confirmTop, hostDelay: "", stoppedBy: stop?.reason)
-            }
-            hostDelay = ", with the host's own \(Format.compact(measured)) ms per request (measured first: calibration.json)"
+        if options.calibrates, try !calibrate(&plans, into: directory, observer: observer, stop: stop, announce: announce) {
+            return Exploration(networks: [], confirmTop: options.confirmTop, hostDelay: "", stoppedBy: stop?.reason)
         }
+        let hostDelay = plans.first?.settings.hostDelayPhrase(from: options.calibrates ? "measured first: calibration.json" : "--host-delay-ms") ?? ""
         for plan in plans {
             let name = plan.settings.network.name
             let current = try options.currentCell(in: plan)
@@ -123,16 +120,16 @@ public struct Exploration: Sendable {
     /// Measures this machine's own time per request (the run `imgbench calibrate` makes, on as
     /// many rows as the explored trace, 200 to 2,000), gives it to every plan's model and writes
     /// it to `directory/calibration.json`: the model's answers then land where the real runs'
-    /// do (README, "The model against real runs"). Nil when stopped first.
+    /// do (README, "The model against real runs"). False when stopped first.
     private static func calibrate(_ plans: inout [BenchmarkPlan], into directory: URL, observer: (any BenchmarkObserver)?,
-                                  stop: StopRequest?, announce: @Sendable (String) -> Void) throws -> Double? {
+                                  stop: StopRequest?, announce: @Sendable (String) -> Void) throws -> Bool {
         let rows = min(HostCalibration.defaultRows, max(HostCalibration.rowRange.lowerBound, plans[0].settings.rows))
         announce("calibrating: a real \(rows)-row fling on loopback measures this machine's own time per request")
         let calibration: HostCalibration
         do {
             calibration = try HostCalibration.measure(rows: rows, observer: observer, stop: stop)
         } catch {
-            if stop?.isRequested == true { return nil }
+            if stop?.isRequested == true { return false }
             throw error
         }
         // A delay of none is no measurement, one past the flag's range a machine too busy to model.
@@ -144,7 +141,7 @@ public struct Exploration: Sendable {
         for index in plans.indices { plans[index].settings.hostDelayMs = calibration.hostDelayMs }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try calibration.jsonData().write(to: directory.appendingPathComponent("calibration.json"))
-        return calibration.hostDelayMs
+        return true
     }
 
     /// The model's best `top` cells, then the user's settings (once).

@@ -16,7 +16,7 @@ public struct ReportOpening {
         load = LoadSummary(results)
         decodes = results.plan.settings.decodes
         virtual = results.plan.settings.isVirtual
-        hostDelay = results.plan.settings.hostDelayPhrase
+        hostDelay = results.plan.settings.hostDelayPhrase()
     }
 
     /// The first line of a virtual run's every human output: its figures are a model's.

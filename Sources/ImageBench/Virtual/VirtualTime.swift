@@ -13,9 +13,9 @@ extension RunSettings {
     public var isVirtual: Bool { time == .virtual }
 
     /// How a virtual run's openings name its host delay: ", with the host's own 0.685 ms per
-    /// request (--host-delay-ms)"; empty without one.
-    var hostDelayPhrase: String {
-        hostDelayMs.map { ", with the host's own \(Format.compact($0)) ms per request (--host-delay-ms)" } ?? ""
+    /// request (--host-delay-ms)", `source` saying where it came from; empty without one.
+    func hostDelayPhrase(from source: String = "--host-delay-ms") -> String {
+        hostDelayMs.map { ", with the host's own \(Format.compact($0)) ms per request (\(source))" } ?? ""
     }
 
     /// The same settings on the real clock, without what only the model has (its host delay):
