@@ -5,23 +5,28 @@ extension Benchmark {
     /// A source nothing answers at is a benchmark that cannot be done: fail in seconds, with the
     /// reason, rather than scroll a whole trace of connection errors. Any HTTP answer will do
     /// (one missing image is a measurement, not a dead source).
-    /// A stop request cancels it at once.
-    static func preflight(_ url: String, limits: FetchLimits, stop: StopRequest? = nil) throws(BenchmarkError) {
+    /// A stop request cancels it at once. True when imgbench's own server answered (its `Server`
+    /// header): only it reads which user a request is for (`FetchLimits.namesUsers`).
+    @discardableResult
+    static func preflight(_ url: String, limits: FetchLimits, stop: StopRequest? = nil) throws(BenchmarkError) -> Bool {
         var quick = limits
         quick.timeoutMilliseconds = min(limits.timeoutMilliseconds, 5_000)
+        let fetcher = CurlFetcher(limits: quick)
+        var answered: Bool { fetcher.server?.hasPrefix("imgbench/") == true }
         do {
-            _ = try CurlFetcher(limits: quick).fetch(url, expectedBytes: nil, token: stoppable(by: stop))
+            _ = try fetcher.fetch(url, expectedBytes: nil, token: stoppable(by: stop))
         } catch {
             switch error {
-            case .httpStatus, .tooLarge: return
+            case .httpStatus, .tooLarge: return answered
             // Headers came, then the body stalled or broke: the server answers, which is all this asks.
-            case .timeout(let partial) where partial.timeToFirstByte != nil: return
-            case .connection(_, let partial) where partial.timeToFirstByte != nil: return
+            case .timeout(let partial) where partial.timeToFirstByte != nil: return answered
+            case .connection(_, let partial) where partial.timeToFirstByte != nil: return answered
             case .timeout: throw BenchmarkError(description: "\(url) did not answer within \(quick.timeoutMilliseconds / 1000) s")
             case .connection(let reason, _): throw BenchmarkError(description: "cannot reach \(url): \(reason)")
-            case .cancelled: return
+            case .cancelled: return false
             }
         }
+        return answered
     }
 
     /// The manifest a URL answers with, or why there is none (exit 2: the source is unusable).

@@ -104,7 +104,7 @@ public enum Benchmark {
         let diskCaches = try settings.diskCacheDirectory.map { path throws(DiskCache.OpenError) in
             try DiskCacheWorkspace(directory: URL(fileURLWithPath: path), sizeLimit: settings.diskCacheBytes)
         }
-        var prepared = PreparedWorkloads(), server: ImageServer?, trustedCA: String?, certificates: RunCertificates?
+        var prepared = PreparedWorkloads(), server: ImageServer?, trustedCA: String?, certificates: RunCertificates?, namesUsers = true
         defer { certificates?.remove() }
         if case .embedded = settings.source {
             let imageCount = settings.resolvedImageCount
@@ -144,7 +144,7 @@ public enum Benchmark {
                 prepared.byFormat[format] = workload
                 observer?.preparing("source \(settings.source.description)\(plan.formats.count > 1 ? " (\(format))" : ""): "
                                     + "\(workload.images.count) images for \(settings.rows) rows")
-                try preflight(workload.images[workload.feed.imageForRow[0]].url, limits: settings.fetchLimits, stop: stop)
+                namesUsers = try preflight(workload.images[workload.feed.imageForRow[0]].url, limits: settings.fetchLimits, stop: stop)
                 if stop?.isRequested == true { return stopped(plan) }
             }
             let first = prepared.workload(plan.formats[0])
@@ -153,9 +153,7 @@ public enum Benchmark {
         let workload = prepared.workload(plan.formats[0])
         defer { server?.shutdown() }
         if !settings.faults.isEmpty { observer?.preparing("server faults: \(settings.faults) (deterministic by seed)") }
-        if settings.injection != .none {
-            observer?.preparing("INJECTED FAULT (testing aid): \(settings.injection)")
-        }
+        if settings.injection != .none { observer?.preparing("INJECTED FAULT (testing aid): \(settings.injection)") }
         observer?.preparing(String(format: "scroll trace '%@': %.1f s, %d frames at %d fps", settings.scroll.rawValue,
                                    workload.trace.duration, workload.trace.frames.count, settings.fps))
 
@@ -165,9 +163,10 @@ public enum Benchmark {
         defer { diskCaches?.close() }
         var runIndex = 0
         // The race below rewrites `plan` (its budget's record) while runs go on: they read this copy,
-        // which trusts the run's own CA where the server has one.
+        // which trusts the run's own CA where the server has one, and names users to imgbench only.
         var runPlan = plan
         if let trustedCA { runPlan.settings.fetchLimits.caFile = trustedCA }
+        runPlan.settings.fetchLimits.namesUsers = namesUsers
         // One run of a cell (its warm-up first), on its own trace; nil when stopped.
         func measure(_ cell: RunCell, total: Int) throws -> RunResult? {
             observer?.runStarted(cell, index: runIndex, of: total)

@@ -245,6 +245,7 @@ final class ImageRequestHandler: ChannelInboundHandler {
     private func writeHead(status: HTTPResponseStatus, length: Int, contentType: String, extra: HTTPHeaders = HTTPHeaders(),
                            context: ChannelHandlerContext) {
         var headers = extra
+        headers.add(name: "Server", value: ImageServer.name)
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(length))
         if !keepAlive { headers.add(name: "Connection", value: "close") }

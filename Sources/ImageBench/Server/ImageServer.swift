@@ -30,6 +30,9 @@ public struct ServedRequest: Sendable, CustomStringConvertible {
 /// URL's latency, then its body is paced through the shared link), and limits on peers that
 /// idle, send half a request, open too many connections or read none of their answers (`ConnectionLimits`).
 public final class ImageServer: Sendable {
+    /// Its `Server` header: how a run with `--source` knows the other side reads which user a
+    /// request is for (any version's `imgbench/`).
+    static let name = "imgbench/\(ImageBenchVersion.current)"
     let host: String
     let port: Int
     public let profile: NetworkProfile

@@ -23,24 +23,38 @@ struct RequestHeaderTests {
         return String(decoding: received, as: UTF8.self)
     }
 
-    @Test("a request names imgbench and its version once as the User-Agent, and the simulated user it fetches for")
-    func userAgentAndClient() throws {
+    /// The header lines of the request a fetcher for user 7 sends.
+    static func requestLines(namesUsers: Bool) throws -> [String] {
         let listener = try Listener()
         defer { listener.close() }
         let finished = DispatchSemaphore(value: 0)
         let url = "http://127.0.0.1:\(listener.port)/img/1.jpg"
-        Thread.detachNewThread {
+        var limits = FetchLimits(timeoutMilliseconds: 2_000, stallMilliseconds: 1_000)
+        limits.namesUsers = namesUsers
+        Thread.detachNewThread { [limits] in
             // Nobody answers: the fetch times out once the request is read.
-            _ = try? CurlFetcher(limits: FetchLimits(timeoutMilliseconds: 2_000, stallMilliseconds: 1_000), client: 7)
-                .fetch(url, expectedBytes: nil, token: LoadToken())
+            _ = try? CurlFetcher(limits: limits, client: 7).fetch(url, expectedBytes: nil, token: LoadToken())
             finished.signal()
         }
         let request = Self.request(at: listener)
         finished.wait()
         let lines = request.components(separatedBy: "\r\n")
         #expect(lines.first == "GET /img/1.jpg HTTP/1.1")
+        #expect(lines.contains("Host: 127.0.0.1:\(listener.port)"))
+        return lines
+    }
+
+    @Test("a request names imgbench and its version once as the User-Agent, and the simulated user it fetches for")
+    func userAgentAndClient() throws {
+        let lines = try Self.requestLines(namesUsers: true)
         #expect(lines.filter { $0.lowercased().hasPrefix("user-agent:") } == ["User-Agent: imgbench/\(ImageBenchVersion.current)"])
         #expect(lines.contains("X-Imgbench-Client: 7"))
-        #expect(lines.contains("Host: 127.0.0.1:\(listener.port)"))
+    }
+
+    @Test("to a server that is not imgbench, a request names no user (the User-Agent stays)")
+    func noClientForOthers() throws {
+        let lines = try Self.requestLines(namesUsers: false)
+        #expect(lines.filter { $0.lowercased().hasPrefix("user-agent:") } == ["User-Agent: imgbench/\(ImageBenchVersion.current)"])
+        #expect(!lines.contains { $0.lowercased().hasPrefix("x-imgbench-client") }, "\(lines)")
     }
 }

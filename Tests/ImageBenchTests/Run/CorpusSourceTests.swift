@@ -19,6 +19,8 @@ extension ChildProcessRuns {
                 try #require(written.status == 0, "\(written.output)")
                 let nginx = try Nginx(root: corpus, port: port)
                 defer { nginx.stop() }
+                // nginx is not imgbench: a run names no user to it (`X-Imgbench-Client`).
+                #expect(try Benchmark.preflight("http://127.0.0.1:\(port)/img/0.jpg", limits: FetchLimits()) == false)
                 // A template, the manifest file, and the same manifest by its URL (fetched before the run).
                 let sources = ["http://127.0.0.1:\(port)/img/{id}.jpg", corpus.appendingPathComponent("manifest.json").path,
                                "http://127.0.0.1:\(port)/manifest.json"]

@@ -16,7 +16,8 @@ final class CurlEasy: @unchecked Sendable {
     private var headersAttempt = 0
 
     /// The simulated user (`--clients`) it fetches for, sent as `X-Imgbench-Client` so the
-    /// embedded server gives each user a link of its own; 0 sends nothing.
+    /// embedded server gives each user a link of its own; 0 sends nothing (so does a server that
+    /// is not imgbench's: `FetchLimits.namesUsers`).
     let client: Int
     /// False: bodies are counted as they arrive and not kept (`--no-decode` with no disk cache
     /// fetches and discards; keeping them would cost a buffer and a copy per image for nothing).
@@ -27,7 +28,7 @@ final class CurlEasy: @unchecked Sendable {
     /// `cancelsItself` false: the caller removes cancelled transfers itself (the multi transport's
     /// loop does, at once), so curl need not call back on every progress step to ask.
     init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true, cancelsItself: Bool = true, wire: WireLedger? = nil) {
-        self.client = client
+        self.client = limits.namesUsers ? client : 0
         self.keepsBodies = keepsBodies
         self.wire = wire
         CurlGlobal.initialize()
@@ -114,6 +115,13 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_set_pointer(handle, CURLOPT_WRITEDATA, context)
         ib_curl_easy_set_pointer(handle, CURLOPT_HEADERDATA, context)
         ib_curl_easy_set_pointer(handle, CURLOPT_XFERINFODATA, context)
+    }
+
+    /// The last response's header `name` (its last value, as curl keeps it), if it had one.
+    func responseHeader(_ name: String) -> String? {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK, let value = header?.pointee.value else { return nil }
+        return String(cString: value)
     }
 
     /// True once the transfer has received nothing for the stall timeout (from its start, or from

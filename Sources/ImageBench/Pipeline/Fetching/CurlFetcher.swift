@@ -38,6 +38,9 @@ final class CurlFetcher: @unchecked Sendable {
         return try easy.finish(code).get()
     }
 
+    /// The last response's `Server` header, if it had one.
+    var server: String? { easy.responseHeader("Server") }
+
     /// Drives the transfer until it is done, cancelled or stalled: curl's result code.
     private func perform(token: LoadToken) -> CURLcode {
         var running: Int32 = 0
