@@ -86,9 +86,29 @@ extension ImagePipeline {
             memoryCache.insert(standIn, for: task.request.cacheKey)
             return load.finish(.image(standIn))
         }
+        if let work = modelled?[task.request.url] { return modelledDecode(load, work) }
         guard stages.decodeQueue != nil, !fullSize else { return decode(load, result.bytes, fullSize: fullSize) }
         let arrived = load
         return .next(PendingStage(kind: .decode, task: task) { [self] in decode(arrived, result.bytes, fullSize: false) })
+    }
+
+    /// A virtual run's decode and filter: the image's calibrated work on the modelled cores from
+    /// the moment its bytes are in, the load keeping its slot meanwhile (`PipelineLoad`), as a
+    /// decode where the fetch ended does. Their time is split between the two stages as the work
+    /// is; the cell is --no-decode's stand-in, cached at a real cell's cost.
+    private func modelledDecode(_ arrived: Arrived, _ work: ModelledDecodes.Work) -> Step {
+        .next(PendingStage(kind: .decode, task: arrived.task, modelledWork: work.decode &+ work.filter) { [self] in
+            var load = arrived
+            let now = clock.now(), elapsed = now - min(now, arrived.stageEnded)
+            let (decodeShare, whole) = (work.decode.multipliedFullWidth(by: elapsed), max(1, work.decode &+ work.filter))
+            load.stages.decode = whole.dividingFullWidth(decodeShare).quotient
+            load.stages.filter = elapsed - load.stages.decode
+            guard !load.task.token.isCancelled else { return load.finish(.cancelled, pixels: work.sourcePixels) }
+            var image = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: Self.standInPixels)
+            image.standInCost = targetSize.pixelCount * 4
+            memoryCache.insert(image, for: load.task.request.cacheKey)
+            return load.finish(.image(image), pixels: work.sourcePixels)
+        })
     }
 
     /// Decoding to the cell's size (the naive path: at full size), then the filter here or on

@@ -25,6 +25,9 @@ public final class ImagePipeline: Sendable {
     let timeoutNanoseconds: UInt64?
     /// Where stage times are read and backoffs waited.
     let clock: any RunClock
+    /// A virtual run's decodes: each image's calibrated work on the modelled cores instead of a
+    /// decoder (nil: real decodes, or none).
+    let modelled: ModelledDecodes?
 
     public static let defaultTargetSize = PixelSize(width: 240, height: 240)
     /// One pixel every `--no-decode` stand-in shares (no buffer per cached image).
@@ -34,7 +37,7 @@ public final class ImagePipeline: Sendable {
                 memoryCache: any ImageCaching, diskCache: DiskCache? = nil,
                 targetSize: PixelSize = ImagePipeline.defaultTargetSize, decodeLimits: DecodeLimits = DecodeLimits(),
                 retry: RetryPolicy = RetryPolicy(), decodes: Bool = true, stages: PipelineStages = PipelineStages(),
-                timeoutMilliseconds: Int? = nil, clock: any RunClock = .monotonic) {
+                timeoutMilliseconds: Int? = nil, clock: any RunClock = .monotonic, modelled: ModelledDecodes? = nil) {
         self.decoder = decoder
         self.processor = processor
         self.memoryCache = memoryCache
@@ -46,6 +49,7 @@ public final class ImagePipeline: Sendable {
         self.stages = stages
         timeoutNanoseconds = timeoutMilliseconds.map { UInt64(max(0, $0)) * 1_000_000 }
         self.clock = clock
+        self.modelled = modelled
     }
 
     /// A finished load, and the bytes to store on disk once the result is on its way.
@@ -112,8 +116,9 @@ public final class ImagePipeline: Sendable {
     private func attempt(_ fetch: NetworkFetch, transport: any Transport, on context: any LoadContext,
                          completion: @escaping @Sendable (Step?) -> Void) {
         transport.start(fetch.task.fetch(attempt: fetch.attempts.number)) { fetched in
-            // Only decoding is heavy; a failure and --no-decode's stand-in end where they are.
-            let arrived = if case .success = fetched { self.decodes } else { false }
+            // Only decoding is heavy; a failure, --no-decode's stand-in and a modelled decode end
+            // where they are.
+            let arrived = if case .success = fetched { self.decodes && self.modelled == nil } else { false }
             context.resume(heavy: arrived) { [self] in
                 var judged = fetch
                 let again = judged.attempts.shouldRetry(after: fetched)

@@ -17,17 +17,29 @@ final class PipelineStages: Sendable {
     let decoding: ConcurrencyGauge
     let filtering: ConcurrencyGauge
 
+    /// A virtual run's cores, where its modelled decodes take their time (nil: real decodes).
+    let cpu: ModelledCPU?
+
     /// nil limits: that stage runs where the stage before it ran.
-    init(decodeConcurrency: Int? = nil, filterConcurrency: Int? = nil, clock: any RunClock = .monotonic) {
+    init(decodeConcurrency: Int? = nil, filterConcurrency: Int? = nil, clock: any RunClock = .monotonic, cpu: ModelledCPU? = nil) {
         (network, decoding, filtering) = (ConcurrencyGauge(clock: clock), ConcurrencyGauge(clock: clock), ConcurrencyGauge(clock: clock))
         decodeQueue = decodeConcurrency.map { ThreadPoolStrategy(threads: $0, name: "decode") }
         filterQueue = filterConcurrency.map { ThreadPoolStrategy(threads: $0, name: "filter") }
+        self.cpu = cpu
     }
 
     /// Runs `stage` on its queue, then hands where the load is after it to `deliver` (on the
     /// queue's thread). A stage whose load was cancelled meanwhile still runs, to report it.
-    /// Visible rows' stages run before prefetches'.
+    /// Visible rows' stages run before prefetches'. A modelled stage runs its work on the
+    /// modelled cores first.
     func submit(_ stage: PendingStage, deliver: @escaping @Sendable (ImagePipeline.Step) -> Void) {
+        if let work = stage.modelledWork, let cpu {
+            decoding.enter()
+            return cpu.run(work: work, token: stage.task.token) { [decoding] in
+                decoding.leave()
+                deliver(stage.run())
+            }
+        }
         guard let queue = stage.kind == .decode ? decodeQueue : filterQueue else { return deliver(stage.run()) }
         queue.submit(LoadJob(stage.task, work: StageWork { deliver(stage.run()) }))
     }
@@ -49,6 +61,9 @@ struct PendingStage: Sendable {
     enum Kind: Sendable { case decode, filter }
     let kind: Kind
     let task: LoadTask
+    /// A virtual run's decode and filter: one core's nanoseconds on the modelled cores, during
+    /// which the load keeps its strategy's slot (as a real decode where its fetch ended does).
+    var modelledWork: UInt64? = nil
     let run: @Sendable () -> ImagePipeline.Step
 }
 

@@ -11,6 +11,10 @@ struct PipelineLoad: LoadWork {
 
     func start(on context: any LoadContext, then done: @escaping @Sendable () -> Void) {
         pipeline.start(task, transport: transport, gauge: gauge, on: context) { step in
+            // A modelled decode holds the slot until its work is done; a stage queue's does not.
+            if case .next(let stage) = step, stage.modelledWork != nil {
+                return pipeline.stages.submit(stage) { deliver($0); done() }
+            }
             deliver(step)
             done()
         }

@@ -74,6 +74,11 @@ public struct RunSettings: Sendable, Equatable, Codable {
     /// `--host-delay-ms`, virtual runs only: the host's own time added to every modelled
     /// request (`imgbench calibrate` measures it); nil: none, as before it existed.
     var hostDelayMs: Double?
+    /// The calibration file `--host-delay-ms` named (nil: a number, or none), said back in its
+    /// place so that a re-run reads the same file; and the decode costs it holds, which a virtual
+    /// run that decodes models its decodes with (recorded with the plan, as the delay is).
+    var calibrationFile: String?
+    var decodeCosts: DecodeCosts?
     /// Faults the embedded server injects (`--faults`).
     var faults = ServerFaults.none
     /// Retries of failed fetches (`--retries`).

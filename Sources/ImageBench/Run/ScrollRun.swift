@@ -35,7 +35,8 @@ final class ScrollRun {
     /// `live`: the cell's live metrics (`--metrics-address`), for a measured run.
     init(workload: Workload, settings: RunSettings, cell: RunCell, diskCache: DiskCache? = nil,
                 transport: (any Transport)? = nil, stop: StopRequest? = nil, client: Int = 0,
-                crowd: DistributionRecorder? = nil, live: (any LiveObserver)? = nil, clock: any RunClock = .monotonic) {
+                crowd: DistributionRecorder? = nil, live: (any LiveObserver)? = nil, clock: any RunClock = .monotonic,
+                modelled: ModelledDecodes? = nil) {
         tally = RunTally(crowd: crowd, live: live)
         self.clock = clock
         gauge = ConcurrencyGauge(clock: clock)
@@ -56,8 +57,8 @@ final class ScrollRun {
                                      memoryCache: memoryCache, diskCache: diskCache,
                                      decodeLimits: settings.decodeLimits, retry: settings.retry, decodes: settings.decodes,
                                      stages: PipelineStages(decodeConcurrency: settings.decodeConcurrency,
-                                                            filterConcurrency: settings.filterConcurrency, clock: clock),
-                                     timeoutMilliseconds: settings.fetchLimits.timeoutMilliseconds, clock: clock)
+                                                            filterConcurrency: settings.filterConcurrency, clock: clock, cpu: modelled?.cpu),
+                                     timeoutMilliseconds: settings.fetchLimits.timeoutMilliseconds, clock: clock, modelled: modelled)
         self.pipeline = pipeline
         let (gauge, inbox) = (self.gauge, self.inbox)
         let partials = settings.resume == true ? PartialDownloads() : nil

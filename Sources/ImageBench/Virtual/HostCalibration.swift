@@ -21,6 +21,9 @@ public struct HostCalibration: Sendable, Codable, Equatable {
     public let cpuCount: Int
     public let imgbench: String
     public let libcurl: String
+    /// Each corpus image's decode and each filter's time, for virtual runs that decode; nil in a
+    /// calibration measured without them (`--images 0`, or written before they existed).
+    public var decodes: DecodeCosts?
 
     /// The measuring fling's rows: by default, and what `--rows` may ask.
     public static let defaultRows = 2_000
@@ -33,8 +36,15 @@ public struct HostCalibration: Sendable, Codable, Equatable {
          "--cancel", "none", "--warmup-seconds", "1", "--repeat", "1"]
     }
 
-    /// Runs the measuring run and reads the delay off its requests.
-    public static func measure(rows: Int, observer: (any BenchmarkObserver)? = nil, stop: StopRequest? = nil) throws -> HostCalibration {
+    /// The images whose decodes are measured by default: what a fling of the measuring run's rows
+    /// uses (`Feed.defaultImageCount`), and the range `--images` may ask.
+    public static let defaultImages = Feed.defaultImageCount(rows: defaultRows)
+    public static let imageRange = 0...20_000
+
+    /// Runs the measuring run and reads the delay off its requests; then, with `images` > 0, times
+    /// the decodes of that many images of the corpus `seed` and `format` make (`DecodeCosts`).
+    public static func measure(rows: Int, images: Int = 0, seed: UInt64? = nil, format: CorpusFormat = .mixed,
+                               observer: (any BenchmarkObserver)? = nil, stop: StopRequest? = nil) throws -> HostCalibration {
         let plan = try RunOptions(parsing: words(rows: rows)).resolved().plan
         let results = try Benchmark.run(plan, observer: observer, stop: stop)
         if let reason = stop?.reason { throw BenchmarkError(description: "stopped by \(reason) before the delay was measured") }
@@ -47,9 +57,17 @@ public struct HostCalibration: Sendable, Codable, Equatable {
             return (Double(delays[rank]) / 1e3).rounded() / 1e3
         }
         let environment = RunEnvironment.capture()
-        return HostCalibration(hostDelayMs: ms(0.5), p10Ms: ms(0.1), p90Ms: ms(0.9), fetches: delays.count,
-                               cpuModel: environment.cpuModel, cpuCount: environment.cpuCount,
-                               imgbench: environment.imgbenchVersion, libcurl: environment.libcurl)
+        var calibration = HostCalibration(hostDelayMs: ms(0.5), p10Ms: ms(0.1), p90Ms: ms(0.9), fetches: delays.count,
+                                          cpuModel: environment.cpuModel, cpuCount: environment.cpuCount,
+                                          imgbench: environment.imgbenchVersion, libcurl: environment.libcurl)
+        guard images > 0 else { return calibration }
+        let seed = seed ?? RunSettings().seed
+        observer?.preparing("timing the decodes of \(images) images (seed \(seed), \(format)), \(DecodeCosts.repeats) each on one thread")
+        calibration.decodes = try DecodeCosts.measure(count: images, seed: seed, format: format,
+                                                      progress: { observer?.corpusProgress(done: $0, total: images) },
+                                                      shouldStop: { stop?.isRequested == true })
+        if let reason = stop?.reason { throw BenchmarkError(description: "stopped by \(reason) before the decodes were timed") }
+        return calibration
     }
 
     /// Per network fetch that ended as fetched (not failed, not cut by a cancel), nanoseconds
@@ -68,10 +86,10 @@ public struct HostCalibration: Sendable, Codable, Equatable {
         }
     }
 
-    /// `--host-delay-ms FILE`: the delay a calibration file holds, refused where it was measured
-    /// on another CPU, core count, build or libcurl (each difference named): the host's time is
-    /// the host's, and a model given another machine's would be wrong without saying so.
-    static func delay(fromFile path: String) throws(PlanError) -> Double {
+    /// `--host-delay-ms FILE`: the calibration a file holds, refused where it was measured on
+    /// another CPU, core count, build or libcurl (each difference named): the host's time is the
+    /// host's, and a model given another machine's would be wrong without saying so.
+    static func checked(fromFile path: String) throws(PlanError) -> HostCalibration {
         let calibration: HostCalibration
         do {
             calibration = try read(URL(fileURLWithPath: path))
@@ -90,7 +108,10 @@ public struct HostCalibration: Sendable, Codable, Equatable {
         guard FlagRanges.hostDelayMs.contains(calibration.hostDelayMs) else {
             throw PlanError("--host-delay-ms \(path): its delay \(calibration.hostDelayMs) ms is outside \(FlagRanges.help(FlagRanges.hostDelayMs))")
         }
-        return calibration.hostDelayMs
+        if let decodes = calibration.decodes, !decodes.isPlausible {
+            throw PlanError("--host-delay-ms \(path): its decode times are not ones imgbench calibrate writes (counts that differ, or times beyond 10 s)")
+        }
+        return calibration
     }
 
     /// The file `imgbench calibrate --out` writes: JSON with snake_case keys, like imgbench's
@@ -116,6 +137,6 @@ public struct HostCalibration: Sendable, Codable, Equatable {
         10% under \(Format.milliseconds(p10Ms)), 90% under \(Format.milliseconds(p90Ms)))
         Measured on \(cpuModel), \(cpuCount) CPUs, imgbench \(imgbench), \(libcurl).
         Use it for virtual runs on this machine: --time virtual --host-delay-ms \(Format.compact(hostDelayMs))
-        """
+        """ + (decodes.map { "\n" + $0.text } ?? "")
     }
 }

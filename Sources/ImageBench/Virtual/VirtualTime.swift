@@ -22,7 +22,7 @@ extension RunSettings {
     /// a real run measures its host.
     var onRealClock: RunSettings {
         var real = self
-        (real.time, real.hostDelayMs) = (.real, nil)
+        (real.time, real.hostDelayMs, real.calibrationFile, real.decodeCosts) = (.real, nil, nil, nil)
         return real
     }
 }
@@ -40,7 +40,8 @@ extension Benchmark {
                                           http: settings.fetchLimits.httpVersion, tls: settings.tls == true,
                                           drawsPerPicture: cell.format != .mixed,
                                           hostDelay: UInt64((settings.hostDelayMs ?? 0) * 1e6), clock: clock)
-        let run = ScrollRun(workload: workload, settings: settings, cell: cell, transport: transport, stop: stop, clock: clock)
+        let decodes = settings.decodeCosts.flatMap { settings.decodes ? ModelledDecodes($0, images: workload.images, filter: settings.filter, clock: clock) : nil }
+        let run = ScrollRun(workload: workload, settings: settings, cell: cell, transport: transport, stop: stop, clock: clock, modelled: decodes)
         var result = run.run { progress in observer?.runProgress(cell, progress) }
         (result.summary.cpuUserS, result.summary.cpuSysS, result.summary.peakRssMb) = (0, 0, 0)
         return result
@@ -60,7 +61,19 @@ extension BenchmarkPlan {
             if !holds { throw PlanError("--time virtual: \(message)") }
         }
         try check(s.source == .embedded, "the network is modelled on the embedded server's shaping; a --source is real by nature")
-        try check(!s.decodes, "decode and filter costs are not modelled yet: add --no-decode")
+        if s.decodes {
+            guard let costs = s.decodeCosts else {
+                throw PlanError("--time virtual: decodes are modelled with this machine's own decode times: --host-delay-ms FILE, "
+                                + "from imgbench calibrate --out FILE (or --no-decode)")
+            }
+            if let why = costs.mismatch(with: s, format: formats.first ?? .mixed) {
+                throw PlanError("--time virtual: --host-delay-ms \(s.calibrationFile ?? "") timed other decodes (\(why)): "
+                                + "imgbench calibrate --images N --seed S measures the ones this run needs")
+            }
+        }
+        let stageQueues = s.decodeConcurrency != nil || s.filterConcurrency != nil
+            || variations.contains { ["decode_concurrency", "filter_concurrency"].contains($0.dimension.rawValue) }
+        try check(!stageQueues, "--decode-concurrency and --filter-concurrency are not modelled")
         try check(s.clients == 1 && s.load == nil && s.shard == nil, "one user only, so far (no --clients, load model or --shard)")
         try check(strategies == [.events], "only the events strategy's queueing is modelled: --strategies events")
         try check(s.faults.isEmpty, "--faults are not modelled")

@@ -66,15 +66,20 @@ extension ChildProcessRuns {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let file = directory.appendingPathComponent("calibration.json")
-                let run = try Fixtures.imgbench(["calibrate", "--rows", "200", "--out", file.path])
+                let run = try Fixtures.imgbench(["calibrate", "--rows", "200", "--images", "12", "--out", file.path])
                 #expect(run.status == 0 && run.output.contains("Host delay: "), "\(run.output)")
                 let calibration = try HostCalibration.read(file)
+                // And the first 12 images' decodes, as the text says.
+                #expect(calibration.decodes?.decodeUs.count == 12 && run.output.contains("Decodes to the 240×240 cell: 12 images (seed 1, jpeg+png)"),
+                        "\(run.output)")
                 // Every fetch on loopback takes the host some time, and never a tenth of a second.
                 #expect(calibration.fetches > 50 && calibration.cpuCount >= 1 && !calibration.libcurl.isEmpty, "\(calibration)")
                 #expect(0 < calibration.p10Ms && calibration.p90Ms < 100, "\(calibration)")
                 #expect(run.output.contains("--time virtual --host-delay-ms \(Format.compact(calibration.hostDelayMs))"), "\(run.output)")
-                let refused = try Fixtures.imgbench(["calibrate", "--rows", "10"])
-                #expect(refused.status == 64 && refused.output.split(separator: "\n").count == 1, "\(refused.output)")
+                for words in [["--rows", "10"], ["--images", "-1"], ["--images", "20001"]] {
+                    let refused = try Fixtures.imgbench(["calibrate"] + words)
+                    #expect(refused.status == 64 && refused.output.split(separator: "\n").count == 1, "\(words): \(refused.output)")
+                }
             }
         }
     }

@@ -86,6 +86,7 @@ extension ChildProcessRuns {
                 (["--time", "virtual", "--no-decode", "--clients", "2"], "one user"),
                 (["--time", "virtual", "--no-decode", "--strategies", "threads"], "--strategies events"),
                 (["--time", "virtual", "--no-decode", "--faults", "error=5%"], "--faults"),
+                (["--time", "virtual", "--no-decode", "--decode-concurrency", "2,4"], "--decode-concurrency"),
                 (["--time", "sometimes"], "--time"),
                 (["--no-decode", "--host-delay-ms", "0.6"], "--host-delay-ms models a virtual run's host"),
                 (["--time", "virtual", "--no-decode", "--host-delay-ms", "101"], "--host-delay-ms"),

@@ -138,7 +138,7 @@ extension RunFlag {
                 },
                 words: { plan in plan.budget.map { ["--budget", Format.compact($0.seconds) + "s"] } ?? [] }),
         RunFlag("time", group: .measurement,
-                help: "real, or virtual: the run loop, policies, caches and the events strategy's queueing on a virtual clock, the network modelled as the embedded server shapes it, every frame exactly one frame long: the same seed writes the same summary.csv, in a fraction of the trace's time. So far one user, --no-decode, --strategies events.",
+                help: "real, or virtual: the run loop, policies, caches and the events strategy's queueing on a virtual clock, the network modelled as the embedded server shapes it, every frame exactly one frame long: the same seed writes the same summary.csv, in a fraction of the trace's time. So far one user, --strategies events; decoding needs --host-delay-ms FILE from `imgbench calibrate --out FILE` (each image's decode time).",
                 default: RunTime.real.rawValue, completion: .values(RunTime.allCases.map(\.rawValue)),
                 apply: { text, target throws(PlanError) in if let text { target.plan.settings.time = try named(text, "--time") as RunTime } },
                 // Said only when virtual: plans recorded before --time are real ones.
@@ -148,15 +148,19 @@ extension RunFlag {
                 range: FlagRanges.help(FlagRanges.hostDelayMs), completion: .file(extensions: ["json"]),
                 apply: { text, target throws(PlanError) in
                     guard let text else { return }
-                    let given = Double(text) == nil ? try HostCalibration.delay(fromFile: text)
-                                                    : try real(text, "--host-delay-ms", in: FlagRanges.hostDelayMs)
+                    let file = Double(text) == nil ? try HostCalibration.checked(fromFile: text) : nil
+                    let given = if let file { file.hostDelayMs } else { try real(text, "--host-delay-ms", in: FlagRanges.hostDelayMs) }
                     // Whole microseconds, as it is said back (a gate's re-run models the same delay);
                     // 0 is none, the same plan as without the flag.
                     let milliseconds = (given * 1_000).rounded() / 1_000
                     target.plan.settings.hostDelayMs = milliseconds > 0 ? milliseconds : nil
+                    (target.plan.settings.calibrationFile, target.plan.settings.decodeCosts) = (file.map { _ in text }, file?.decodes)
                 },
-                // Said only when given: plans recorded before it had none.
-                words: { plan in plan.settings.hostDelayMs.map { ["--host-delay-ms", Format.compact($0)] } ?? [] }),
+                // Said only when given (plans recorded before it had none); a file as the file.
+                words: { plan in
+                    plan.settings.calibrationFile.map { ["--host-delay-ms", $0] }
+                        ?? plan.settings.hostDelayMs.map { ["--host-delay-ms", Format.compact($0)] } ?? []
+                }),
         RunFlag("max-error-rate", value: "rate", group: .measurement,
                 help: "Do not rank a cell whose HTTP requests failed more often than this, e.g. 1% or 0.01 (0% to 100%): its numbers measured the errors, not the images. With --faults, the default is 1% above the faults' total.",
                 range: "(0% to 100%)", default: "1%",
