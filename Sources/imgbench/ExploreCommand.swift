@@ -11,12 +11,13 @@ struct ExploreCommand: ParsableCommand {
         discussion: """
         Every list among the run flags is a dimension of the space: --concurrency 1,2,4,6,8 --cancel none,offscreen \
         --prefetch 0,5,10 --memory-cache-mb 16,64 --http 1.1,2; --network 3g,wifi explores each network apart. Each \
-        combination runs in virtual time (--time virtual: the network modelled, seconds per cell), --no-decode \
-        (decode costs are not modelled yet). The model's best cells (--confirm, default 3) and your own settings \
+        combination runs in virtual time (--time virtual: the network modelled, seconds per cell; decodes on modelled \
+        cores, each image's calibrated time). The model's best cells (--confirm, default 3) and your own settings \
         (--current "--concurrency 5 --cancel none"; default: imgbench's defaults) then run for real on the same trace, \
         and the verdict is theirs, with the model's error on each beside it. First, this machine's own time per \
-        request is measured (the run `imgbench calibrate` makes) and given to the model; --host-delay-ms MS gives \
-        it instead (0: none), and --confirm 0 measures nothing.
+        request and each image's decode are measured (what `imgbench calibrate` does) and given to the model; \
+        --host-delay-ms FILE gives a calibration instead (a number: the delay alone, with --no-decode), and --confirm 0 \
+        measures nothing.
 
         Writes DIR/explore.md, DIR/calibration.json, DIR/model-NETWORK/ and DIR/confirm-NETWORK/ (results directories) under --out \
         (default imgbench-results/explore-<timestamp>). Exit codes: 0 done, 2 could not run, 64 usage error.

@@ -124,10 +124,14 @@ public struct Exploration: Sendable {
     private static func calibrate(_ plans: inout [BenchmarkPlan], into directory: URL, observer: (any BenchmarkObserver)?,
                                   stop: StopRequest?, announce: @Sendable (String) -> Void) throws -> Bool {
         let rows = min(HostCalibration.defaultRows, max(HostCalibration.rowRange.lowerBound, plans[0].settings.rows))
-        announce("calibrating: a real \(rows)-row fling on loopback measures this machine's own time per request")
+        // A decoding space's images, timed as calibrate times them: as many as its feeds use.
+        let images = plans[0].settings.decodes ? plans.map(\.settings.resolvedImageCount).max() ?? 0 : 0
+        announce("calibrating: a real \(rows)-row fling on loopback measures this machine's own time per request"
+                 + (images > 0 ? ", then the decodes of \(images) images" : ""))
         let calibration: HostCalibration
         do {
-            calibration = try HostCalibration.measure(rows: rows, observer: observer, stop: stop)
+            calibration = try HostCalibration.measure(rows: rows, images: images, seed: plans[0].settings.seed,
+                                                      format: plans[0].formats.first ?? .mixed, observer: observer, stop: stop)
         } catch {
             if stop?.isRequested == true { return false }
             throw error
@@ -138,9 +142,15 @@ public struct Exploration: Sendable {
                                  + "not a delay above 0 and up to \(Format.compact(FlagRanges.hostDelayMs.upperBound)) ms: "
                                  + "give one with --host-delay-ms (0: the model without it)")
         }
-        for index in plans.indices { plans[index].settings.hostDelayMs = calibration.hostDelayMs }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try calibration.jsonData().write(to: directory.appendingPathComponent("calibration.json"))
+        let file = directory.appendingPathComponent("calibration.json")
+        try calibration.jsonData().write(to: file)
+        for index in plans.indices {
+            plans[index].settings.hostDelayMs = calibration.hostDelayMs
+            guard let decodes = calibration.decodes else { continue }
+            (plans[index].settings.decodeCosts, plans[index].settings.calibrationFile) = (decodes, file.path)
+            do throws(PlanError) { try plans[index].validate() } catch { throw BenchmarkError(description: error.description) }
+        }
         return true
     }
 

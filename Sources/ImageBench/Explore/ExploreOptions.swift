@@ -49,22 +49,24 @@ public struct ExploreOptions: Sendable {
         where options[flag] != nil {
             throw PlanError("--\(flag) is not taken: \(why)")
         }
-        // The model knows nothing of decoding yet: both sides fetch and discard, so they compare.
-        options["no-decode"] = "true"
+        // Only the events strategy's queueing is modelled: the space's strategy unless one is named.
+        if options["strategies"] == nil { (options["strategies"], options["transport"]) = ("events", options["transport"] ?? "multi") }
+        // Without --host-delay-ms, real runs to follow measure the host first (its decodes too).
+        let calibrates = confirm > 0 && options["host-delay-ms"] == nil
         let networks = try Self.networks(options["network"])
         let targets = try networks.map { network throws(PlanError) in
             var options = options
             options["network"] = network
             options["time"] = RunTime.virtual.rawValue
             do throws(PlanError) {
-                return try options.resolved()
+                return try options.resolved(decodeCostsLater: calibrates)
             } catch {
                 throw PlanError(error.description.replacingOccurrences(of: "--time virtual: ", with: ""))
             }
         }
         plans = targets.map(\.plan)
         confirmTop = confirm
-        calibrates = confirm > 0 && options["host-delay-ms"] == nil
+        self.calibrates = calibrates
         currentWords = current
         output = targets[0].output
         _ = try currentCell(in: plans[0])  // a mistake in --current is a usage error, before anything runs

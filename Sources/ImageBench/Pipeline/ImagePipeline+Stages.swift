@@ -95,7 +95,7 @@ extension ImagePipeline {
     /// A virtual run's decode and filter: the image's calibrated work on the modelled cores from
     /// the moment its bytes are in, the load keeping its slot meanwhile (`PipelineLoad`), as a
     /// decode where the fetch ended does. Their time is split between the two stages as the work
-    /// is; the cell is --no-decode's stand-in, cached at a real cell's cost.
+    /// is; the cell is --no-decode's stand-in, cached at its real cell's cost.
     private func modelledDecode(_ arrived: Arrived, _ work: ModelledDecodes.Work) -> Step {
         .next(PendingStage(kind: .decode, task: arrived.task, modelledWork: work.decode &+ work.filter) { [self] in
             var load = arrived
@@ -105,7 +105,7 @@ extension ImagePipeline {
             load.stages.filter = elapsed - load.stages.decode
             guard !load.task.token.isCancelled else { return load.finish(.cancelled, pixels: work.sourcePixels) }
             var image = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: Self.standInPixels)
-            image.standInCost = targetSize.pixelCount * 4
+            image.standInCost = work.cellBytes
             memoryCache.insert(image, for: load.task.request.cacheKey)
             return load.finish(.image(image), pixels: work.sourcePixels)
         })

@@ -103,7 +103,7 @@ public struct PlanError: Error, CustomStringConvertible, Equatable {
 extension BenchmarkPlan {
     /// Every rule a plan must keep, one flag or several, whether it came from a command line or
     /// was read back from a summary.json (which may have been edited by hand).
-    func validate() throws(PlanError) {
+    func validate(decodeCostsLater: Bool = false) throws(PlanError) {
         let s = settings
         func check(_ holds: Bool, _ message: @autoclosure () -> String) throws(PlanError) {
             if !holds { throw PlanError(message()) }
@@ -120,7 +120,7 @@ extension BenchmarkPlan {
         let versions = variations.first { $0.dimension.rawValue == "http" }?.values ?? [s.fetchLimits.httpVersion.rawValue]
         try check(!versions.contains(HTTPVersion.http2.rawValue) || transports == [TransportKind.multi.rawValue],
                   "--http 2 needs --transport multi (a blocking transport's workers each hold an easy handle, and those cannot share a connection)")
-        try validateVirtualTime()
+        try validateVirtualTime(decodeCostsLater: decodeCostsLater)
         try check(s.tls != true || s.source == .embedded,
                   "--tls serves the embedded server over HTTPS; for a --source, give its https:// URL (and --ca-file for a CA of your own)")
         try check(!concurrencies.isEmpty, "--concurrency needs at least one value")

@@ -31,8 +31,10 @@ public struct RunOptions: Sendable {
     /// The plan these options describe, or the first thing wrong with them, naming its flag.
     public func plan() throws(PlanError) -> BenchmarkPlan { try resolved().plan }
 
-    /// The plan and what `imgbench run` needs beside it (output, thresholds).
-    public func resolved() throws(PlanError) -> RunFlag.Target {
+    /// The plan and what `imgbench run` needs beside it (output, thresholds). `decodeCostsLater`:
+    /// a virtual plan that decodes may lack its decode times, which the caller measures before it
+    /// runs (explore's calibration).
+    public func resolved(decodeCostsLater: Bool = false) throws(PlanError) -> RunFlag.Target {
         var target = RunFlag.Target(plan: BenchmarkPlan(settings: RunSettings(), strategies: [], concurrencies: []), options: self)
         for flag in RunFlag.catalog { try flag.apply(self[flag.name], &target) }
         // The rules that join flags: who scrolls when, and what a manifest must keep.
@@ -50,7 +52,7 @@ public struct RunOptions: Sendable {
             target.plan.settings.transport = .multi
         }
         target.plan.settings.keepManifestEntriesInUse()
-        try target.plan.validate()
+        try target.plan.validate(decodeCostsLater: decodeCostsLater)
         return target
     }
 

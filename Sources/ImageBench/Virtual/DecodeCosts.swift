@@ -13,9 +13,12 @@ public struct DecodeCosts: Sendable, Codable, Equatable {
     public let format: String
     public let cellWidth: Int
     public let cellHeight: Int
-    /// Per image id: the decode in microseconds and the picture's pixels.
+    /// Per image id: the decode in microseconds, the picture's pixels, and the bytes of the cell
+    /// it decodes to (what the memory cache holds: a picture smaller than the cell is not
+    /// enlarged, so an avatar holds a fraction of a photo's).
     public let decodeUs: [Int]
     public let sourcePixels: [Int]
+    public let cellBytes: [Int]
     /// Per filter (`--filter`'s names): its time on one cell, in microseconds.
     public let filterUs: [String: Int]
 
@@ -29,7 +32,7 @@ public struct DecodeCosts: Sendable, Codable, Equatable {
     static func measure(count: Int, seed: UInt64, format: CorpusFormat, cell: PixelSize = ImagePipeline.defaultTargetSize,
                         progress: ((Int) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws(DecodeError) -> DecodeCosts? {
         let clock = MonotonicClock(), decoder = ImageDecoder()
-        var decodeUs: [Int] = [], pixels: [Int] = [], cells: [DecodedImage] = []
+        var decodeUs: [Int] = [], pixels: [Int] = [], cellBytes: [Int] = [], cells: [DecodedImage] = []
         for id in 0..<count {
             if shouldStop?() == true { return nil }
             let image = ImageCorpus.makeImage(id: id, seed: seed, format: format)
@@ -38,7 +41,10 @@ public struct DecodeCosts: Sendable, Codable, Equatable {
                 let started = clock.now()
                 let decoded = Downsampler.aspectFill(try decoder.decode(image.bytes, targetSize: cell, limits: DecodeLimits()), to: cell)
                 times.append(clock.now() - started)
-                if cells.count < filterSample && times.count == 1 { cells.append(decoded) }
+                if times.count == 1 {
+                    cellBytes.append(decoded.cost)
+                    if cells.count < filterSample { cells.append(decoded) }
+                }
             }
             decodeUs.append(Int(times.sorted()[repeats / 2] / 1_000))
             pixels.append(image.size.pixelCount)
@@ -55,7 +61,7 @@ public struct DecodeCosts: Sendable, Codable, Equatable {
             filterUs[filter.rawValue] = times.isEmpty ? 0 : Int(times[times.count / 2] / 1_000)
         }
         return DecodeCosts(seed: seed, format: format.description, cellWidth: cell.width, cellHeight: cell.height,
-                           decodeUs: decodeUs, sourcePixels: pixels, filterUs: filterUs)
+                           decodeUs: decodeUs, sourcePixels: pixels, cellBytes: cellBytes, filterUs: filterUs)
     }
 
     /// Why these costs do not serve `settings`' corpus, cell and filter, each difference named;
@@ -89,7 +95,8 @@ public struct DecodeCosts: Sendable, Codable, Equatable {
     /// Sane values only: counts that agree and times no file should be able to make absurd (a
     /// decode of at most 10 s, pixels within the decode limit).
     var isPlausible: Bool {
-        decodeUs.count == sourcePixels.count && decodeUs.count <= FlagRanges.images.upperBound
+        decodeUs.count == sourcePixels.count && decodeUs.count == cellBytes.count && decodeUs.count <= FlagRanges.images.upperBound
+            && cellBytes.allSatisfy { (1...(1 << 30)).contains($0) }
             && decodeUs.allSatisfy { (0...10_000_000).contains($0) } && sourcePixels.allSatisfy { (1...DecodeLimits().maxPixels).contains($0) }
             && filterUs.values.allSatisfy { (0...10_000_000).contains($0) }
     }
@@ -103,6 +110,8 @@ struct ModelledDecodes: Sendable {
         let decode: UInt64
         let filter: UInt64
         let sourcePixels: Int
+        /// What its cell costs the memory cache.
+        let cellBytes: Int
     }
 
     let cpu: ModelledCPU
@@ -118,7 +127,8 @@ struct ModelledDecodes: Sendable {
             // The corpus's path ends in "img/<id>.<extension>".
             guard let name = image.url.split(separator: "/").last, let id = name.split(separator: ".").first.flatMap({ Int($0) }),
                   costs.decodeUs.indices.contains(id) else { return nil }
-            work[image.url] = Work(decode: UInt64(costs.decodeUs[id]) * 1_000, filter: filterNs, sourcePixels: costs.sourcePixels[id])
+            work[image.url] = Work(decode: UInt64(costs.decodeUs[id]) * 1_000, filter: filterNs, sourcePixels: costs.sourcePixels[id],
+                                   cellBytes: costs.cellBytes[id])
         }
         (self.work, cpu) = (work, ModelledCPU(cores: cores, clock: clock))
     }

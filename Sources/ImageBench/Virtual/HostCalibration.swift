@@ -36,9 +36,10 @@ public struct HostCalibration: Sendable, Codable, Equatable {
          "--cancel", "none", "--warmup-seconds", "1", "--repeat", "1"]
     }
 
-    /// The images whose decodes are measured by default: what a fling of the measuring run's rows
-    /// uses (`Feed.defaultImageCount`), and the range `--images` may ask.
-    public static let defaultImages = Feed.defaultImageCount(rows: defaultRows)
+    /// The images whose decodes are measured by default: the most a feed uses by default (2,000,
+    /// from 4,000 rows on: `Feed.defaultImageCount`), so a default run's corpus is covered; and
+    /// the range `--images` may ask.
+    public static let defaultImages = Feed.defaultImageCount(rows: .max)
     public static let imageRange = 0...20_000
 
     /// Runs the measuring run and reads the delay off its requests; then, with `images` > 0, times

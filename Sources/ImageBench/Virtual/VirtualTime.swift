@@ -51,7 +51,7 @@ extension Benchmark {
 extension BenchmarkPlan {
     /// What a virtual run models so far; the rest is refused in one line rather than run on
     /// the real clock's assumptions.
-    func validateVirtualTime() throws(PlanError) {
+    func validateVirtualTime(decodeCostsLater: Bool = false) throws(PlanError) {
         let s = settings
         guard s.isVirtual else {
             if s.hostDelayMs != nil { throw PlanError("--host-delay-ms models a virtual run's host (--time virtual); a real run has its own") }
@@ -61,7 +61,7 @@ extension BenchmarkPlan {
             if !holds { throw PlanError("--time virtual: \(message)") }
         }
         try check(s.source == .embedded, "the network is modelled on the embedded server's shaping; a --source is real by nature")
-        if s.decodes {
+        if s.decodes, !(decodeCostsLater && s.decodeCosts == nil) {
             guard let costs = s.decodeCosts else {
                 throw PlanError("--time virtual: decodes are modelled with this machine's own decode times: --host-delay-ms FILE, "
                                 + "from imgbench calibrate --out FILE (or --no-decode)")

@@ -10,18 +10,22 @@ struct ExploreTests {
     func options() throws {
         let two = try ExploreOptions(parsing: ["--network", "3g,wifi", "--concurrency", "1,4", "--cancel", "none,offscreen", "--confirm", "2"])
         #expect(two.plans.map(\.settings.network.name) == ["3g", "wifi"] && two.confirmTop == 2)
-        #expect(two.plans.allSatisfy { $0.settings.isVirtual && !$0.settings.decodes && $0.measuredRuns == 4 })
+        // Decoding, as an app does, with the one strategy the model has.
+        #expect(two.plans.allSatisfy { $0.settings.isVirtual && $0.settings.decodes && $0.strategies == [.events] && $0.measuredRuns == 4 })
+        #expect(try ExploreOptions(parsing: ["--no-decode"]).plans.allSatisfy { !$0.settings.decodes })
         let custom = try ExploreOptions(parsing: ["--network", "latency=80ms,jitter=0ms,bandwidth=1MB/s"])
         #expect(custom.plans.count == 1 && custom.plans[0].settings.network.latencyMilliseconds == 80 && custom.confirmTop == 3)
         // The host is measured first when real runs follow, unless --host-delay-ms says its time (0: none).
         #expect(two.calibrates && custom.calibrates)
         for words in [["--host-delay-ms", "0.7"], ["--host-delay-ms", "0"], ["--confirm", "0"]] {
-            #expect(try !ExploreOptions(parsing: words).calibrates, "\(words)")
+            #expect(try !ExploreOptions(parsing: words + ["--no-decode"]).calibrates, "\(words)")
         }
-        #expect(try ExploreOptions(parsing: ["--host-delay-ms", "0.7"]).plans[0].settings.hostDelayMs == 0.7)
+        #expect(try ExploreOptions(parsing: ["--host-delay-ms", "0.7", "--no-decode"]).plans[0].settings.hostDelayMs == 0.7)
         for (words, reason) in [(["--confirm", "11"], "--confirm '11'"), (["--time", "real"], "--time is not taken"),
                                 (["--repeat", "3"], "--repeat is not taken"),
                                 (["--strategies", "threads"], "only the events strategy"),
+                                // A delay alone cannot model decodes, nor can the model go without real runs' calibration.
+                                (["--host-delay-ms", "0.7"], "--host-delay-ms FILE"), (["--confirm", "0"], "(or --no-decode)"),
                                 (["--network", "wifi,moon"], "moon")] {
             #expect(throws: PlanError.self, "\(words)") { try ExploreOptions(parsing: words) }
             do {
@@ -119,6 +123,12 @@ struct ExploreTests {
             #expect(calibration.hostDelayMs > 0 && text.contains("\(Format.compact(calibration.hostDelayMs)) ms per request (measured first: calibration.json)"), "\(text)")
             let modelPlan = try JSONSerialization.jsonObject(with: Data(contentsOf: network.modelDirectory.appendingPathComponent("summary.json"))) as? [String: Any]
             #expect(modelPlan?["host_delay_ms"] as? Double == calibration.hostDelayMs)
+            // Both sides decode: the calibration timed the feed's 100 images, the model's decodes took their time.
+            #expect(calibration.decodes?.decodeUs.count == 100, "\(String(describing: calibration.decodes?.decodeUs.count))")
+            let modelled = try String(contentsOf: network.modelDirectory.appendingPathComponent("requests.csv"), encoding: .utf8)
+            let table = CSVTable.parse(modelled), decodeColumn = try #require(table[0].firstIndex(of: "decode_ms"))
+            #expect(table.dropFirst().contains { $0.count > decodeColumn && (Double($0[decodeColumn]) ?? 0) > 0 })
+            #expect(realRows.allSatisfy { ($0.value("images_decoded") ?? 0) > 0 })
         }
     }
 
@@ -132,7 +142,8 @@ struct ExploreTests {
     func modelOnly() async throws {
         let root = try Fixtures.temporaryDirectory("explore-model-only")
         defer { try? FileManager.default.removeItem(at: root) }
-        let options = try ExploreOptions(parsing: ["--rows", "200", "--concurrency", "2,3", "--confirm", "0", "--current", "--concurrency 2"])
+        let options = try ExploreOptions(parsing: ["--rows", "200", "--concurrency", "2,3", "--confirm", "0", "--current", "--concurrency 2",
+                                                   "--no-decode"])
         let exploration = try await onOwnThread { try Exploration.run(options, into: root, observer: nil, stop: nil, corpusCache: nil) { _ in } }
         let network = try #require(exploration.networks.first)
         #expect(network.model.count == 2 && network.confirmed.isEmpty && network.confirmDirectory == nil)

@@ -12,6 +12,7 @@ struct ModelledDecodeTests {
                                           cpuCount: here.cpuCount, imgbench: here.imgbenchVersion, libcurl: here.libcurl)
         calibration.decodes = DecodeCosts(seed: seed, format: CorpusFormat.mixed.description, cellWidth: 240, cellHeight: 240,
                                           decodeUs: (0..<images).map { 1_000 + $0 * 10 }, sourcePixels: Array(repeating: 300_000, count: images),
+                                          cellBytes: Array(repeating: 230_400, count: images),
                                           filterUs: ["none": 0, "sepia": 300, "grayscale": 100, "blur": 900])
         return calibration
     }
@@ -21,6 +22,8 @@ struct ModelledDecodeTests {
         let costs = try #require(try DecodeCosts.measure(count: 4, seed: 3, format: .mixed))
         #expect(costs.decodeUs.count == 4 && costs.decodeUs.allSatisfy { $0 > 0 }, "\(costs.decodeUs)")
         #expect(costs.sourcePixels == (0..<4).map { ImageCorpus.makeImage(id: $0, seed: 3).size.pixelCount })
+        // A cell holds at most the cell's pixels, and fewer for a picture smaller than the cell.
+        #expect(costs.cellBytes.allSatisfy { 0 < $0 && $0 <= 240 * 240 * 4 } && costs.cellBytes.count == 4, "\(costs.cellBytes)")
         #expect(Set(costs.filterUs.keys) == Set(ImageFilter.allCases.map(\.rawValue)) && costs.filterUs["none"]! <= costs.filterUs["blur"]!)
         #expect(costs.isPlausible && costs.text.contains("4 images (seed 3, jpeg+png)"))
         var calibration = Self.calibration(images: 1)
