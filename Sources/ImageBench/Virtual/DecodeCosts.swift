@@ -30,12 +30,15 @@ public struct DecodeCosts: Sendable, Codable, Equatable {
     /// Measures images 0..<count of the corpus `seed` and `format` makes. `progress` hears the
     /// images done so far; `shouldStop` ends it early (nil then).
     static func measure(count: Int, seed: UInt64, format: CorpusFormat, cell: PixelSize = ImagePipeline.defaultTargetSize,
-                        progress: ((Int) -> Void)? = nil, shouldStop: (() -> Bool)? = nil) throws(DecodeError) -> DecodeCosts? {
+                        progress: ((Int) -> Void)? = nil, shouldStop: (@Sendable () -> Bool)? = nil) throws(DecodeError) -> DecodeCosts? {
         let clock = MonotonicClock(), decoder = ImageDecoder()
         var decodeUs: [Int] = [], pixels: [Int] = [], cellBytes: [Int] = [], cells: [DecodedImage] = []
-        for id in 0..<count {
+        // Made (or loaded) on every core as a run makes its corpus; only the timing is on one thread.
+        let corpus = ImageCorpus.generate(count: count, seed: seed, format: format, cache: CorpusCache.standard(), shouldStop: shouldStop)
+        guard corpus.images.count == count else { return nil }
+        for image in corpus.images {
             if shouldStop?() == true { return nil }
-            let image = ImageCorpus.makeImage(id: id, seed: seed, format: format)
+            let id = image.id
             var times: [UInt64] = []
             for _ in 0..<repeats {
                 let started = clock.now()
