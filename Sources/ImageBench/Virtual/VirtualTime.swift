@@ -63,6 +63,10 @@ extension BenchmarkPlan {
         try check(s.source == .embedded, "the network is modelled on the embedded server's shaping; a --source is real by nature")
         if s.decodes, !(decodeCostsLater && s.decodeCosts == nil) {
             guard let costs = s.decodeCosts else {
+                if let file = s.calibrationFile {
+                    throw PlanError("--time virtual: --host-delay-ms \(file) holds no decode times: imgbench calibrate --images N --out FILE "
+                                    + "measures them (or --no-decode)")
+                }
                 throw PlanError("--time virtual: decodes are modelled with this machine's own decode times: --host-delay-ms FILE, "
                                 + "from imgbench calibrate --out FILE (or --no-decode)")
             }

@@ -66,12 +66,17 @@ struct ModelledDecodeTests {
         let root = try Fixtures.temporaryDirectory("virtual-decode-refusals")
         defer { try? FileManager.default.removeItem(at: root) }
         let small = root.appendingPathComponent("small.json"), seeded = root.appendingPathComponent("seeded.json")
+        let delayOnly = root.appendingPathComponent("delay-only.json")
         try Self.calibration(images: 10).jsonData().write(to: small)
+        var withoutDecodes = Self.calibration(images: 1)
+        withoutDecodes.decodes = nil
+        try withoutDecodes.jsonData().write(to: delayOnly)
         try Self.calibration(images: 500, seed: 9).jsonData().write(to: seeded)
         let virtual = ["--time", "virtual", "--rows", "200", "--strategies", "events", "--transport", "multi"]
         let cases: [([String], [String])] = [
             (virtual + ["--host-delay-ms", "0.5"], ["--host-delay-ms FILE", "imgbench calibrate --out FILE", "--no-decode"]),
             (virtual + ["--host-delay-ms", small.path], ["10 images measured, the feed uses 100"]),
+            (virtual + ["--host-delay-ms", delayOnly.path], ["holds no decode times", "--images N"]),
             (virtual + ["--host-delay-ms", seeded.path], ["seed 9 there, 1 here"]),
             (virtual + ["--host-delay-ms", seeded.path, "--seed", "9", "--decode-concurrency", "2"], ["--decode-concurrency"]),
         ]
