@@ -17,7 +17,7 @@ struct ExploreCommand: ParsableCommand {
         and the verdict is theirs, with the model's error on each beside it. First, this machine's own time per \
         request and each image's decode are measured (what `imgbench calibrate` does) and given to the model; \
         --host-delay-ms FILE gives a calibration instead (a number: the delay alone, with --no-decode), and --confirm 0 \
-        measures nothing.
+        measures nothing (so it needs a FILE, or --no-decode).
 
         Writes DIR/explore.md, DIR/calibration.json, DIR/model-NETWORK/ and DIR/confirm-NETWORK/ (results directories) under --out \
         (default imgbench-results/explore-<timestamp>). Exit codes: 0 done, 2 could not run, 64 usage error.

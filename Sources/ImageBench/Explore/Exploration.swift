@@ -147,7 +147,10 @@ public struct Exploration: Sendable {
         try calibration.jsonData().write(to: file)
         for index in plans.indices {
             plans[index].settings.hostDelayMs = calibration.hostDelayMs
-            guard let decodes = calibration.decodes else { continue }
+            guard let decodes = calibration.decodes else {
+                if plans[index].settings.decodes { throw BenchmarkError(description: "the calibration timed no decodes for a space that decodes") }
+                continue
+            }
             (plans[index].settings.decodeCosts, plans[index].settings.calibrationFile) = (decodes, file.path)
             do throws(PlanError) { try plans[index].validate() } catch { throw BenchmarkError(description: error.description) }
         }

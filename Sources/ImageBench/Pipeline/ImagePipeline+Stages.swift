@@ -100,12 +100,16 @@ extension ImagePipeline {
         .next(PendingStage(kind: .decode, task: arrived.task, modelledWork: work.decode &+ work.filter) { [self] in
             var load = arrived
             let now = clock.now(), elapsed = now - min(now, arrived.stageEnded)
+            // Stopped by a cancel: in its decode, as a real one stops at its next row.
+            guard !load.task.token.isCancelled else {
+                load.stages.decode = elapsed
+                return load.finish(.cancelled)
+            }
             let (decodeShare, whole) = (work.decode.multipliedFullWidth(by: elapsed), max(1, work.decode &+ work.filter))
             load.stages.decode = whole.dividingFullWidth(decodeShare).quotient
             load.stages.filter = elapsed - load.stages.decode
-            guard !load.task.token.isCancelled else { return load.finish(.cancelled, pixels: work.sourcePixels) }
             var image = DecodedImage(size: PixelSize(width: 1, height: 1), pixels: Self.standInPixels)
-            image.standInCost = work.cellBytes
+            (image.standInCost, image.modelled) = (work.cellBytes, true)
             memoryCache.insert(image, for: load.task.request.cacheKey)
             return load.finish(.image(image), pixels: work.sourcePixels)
         })

@@ -114,7 +114,8 @@ enum PlanDifferences {
         }
     }
 
-    /// Leaves as "a.b.c" → their JSON text; arrays of plain values stay whole ("[1,5]").
+    /// Leaves as "a.b.c" → their JSON text; arrays of plain values stay whole ("[1,5]"), but for
+    /// long ones (a calibration's decode times), said by their count and a digest of their text.
     static func flatten(_ value: Any, prefix: String = "") -> [String: String] {
         if let object = value as? [String: Any] {
             return object.reduce(into: [:]) { result, pair in
@@ -122,6 +123,11 @@ enum PlanDifferences {
             }
         }
         let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys])
+        if let array = value as? [Any], array.count > 16, let data {
+            // FNV-1a: the same text, the same digest, in every process.
+            let digest = data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+            return [prefix: "[\(array.count) values, #\(String(digest, radix: 16))]"]
+        }
         return [prefix: data.map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"]
     }
 }

@@ -139,10 +139,10 @@ struct RunTally {
         decodeWarnings += completion.decodeWarnings
         resumes.account(completion)
         if case .failed(let failure) = completion.outcome { failedLoads[failure.errorClass, default: 0] += 1 }
-        // A --no-decode stand-in is an image loaded, not decoded.
+        // A --no-decode stand-in is an image loaded, not decoded (a modelled decode's is decoded).
         if case .image(let image) = completion.outcome {
             imagesLoaded += 1
-            if image.standInCost == nil {
+            if image.standInCost == nil || image.modelled {
                 imagesDecoded += 1
                 recordDecode(nanoseconds: completion.stages.decode, sourcePixels: completion.sourcePixels)
             }

@@ -124,7 +124,8 @@ struct ModelledDecodes: Sendable {
     /// modelled as free).
     init?(_ costs: DecodeCosts, images: [ImageReference], filter: ImageFilter, clock: VirtualClock,
           cores: Int = ProcessInfo.processInfo.activeProcessorCount) {
-        let filterNs = UInt64(costs.filterUs[filter.rawValue] ?? 0) * 1_000
+        guard let filterUs = costs.filterUs[filter.rawValue] else { return nil }
+        let filterNs = UInt64(filterUs) * 1_000
         var work: [String: Work] = [:]
         for image in images {
             // The corpus's path ends in "img/<id>.<extension>".

@@ -40,7 +40,7 @@ public struct HostCalibration: Sendable, Codable, Equatable {
     /// from 4,000 rows on: `Feed.defaultImageCount`), so a default run's corpus is covered; and
     /// the range `--images` may ask.
     public static let defaultImages = Feed.defaultImageCount(rows: .max)
-    public static let imageRange = 0...20_000
+    public static let imageRange = 0...FlagRanges.embeddedImages.upperBound
 
     /// Runs the measuring run and reads the delay off its requests; then, with `images` > 0, times
     /// the decodes of that many images of the corpus `seed` and `format` make (`DecodeCosts`).

@@ -28,8 +28,9 @@ final class ModelledCPU: @unchecked Sendable {
     private var updatedAt: UInt64
     /// The completion event scheduled for the job due first.
     private var next: UInt64?
-    /// Work is kept in 1/scale nanoseconds, so sharing (a rate of cores / n) divides exactly
-    /// for any n up to `scale` without losing time to rounding.
+    /// Work is kept in 1/scale nanoseconds (720,720: every n up to 16 divides it), so sharing at a
+    /// rate of cores / n loses no time to rounding for the runs' usual counts, and at most a
+    /// nanosecond a job otherwise.
     private static let scale: UInt64 = 720_720
 
     init(cores: Int, clock: VirtualClock) {

@@ -41,6 +41,8 @@ extension Benchmark {
                                           drawsPerPicture: cell.format != .mixed,
                                           hostDelay: UInt64((settings.hostDelayMs ?? 0) * 1e6), clock: clock)
         let decodes = settings.decodeCosts.flatMap { settings.decodes ? ModelledDecodes($0, images: workload.images, filter: settings.filter, clock: clock) : nil }
+        // The plan's check saw to it (`validateVirtualTime`): a decode is never modelled as free.
+        precondition(!settings.decodes || decodes != nil, "a virtual run that decodes reached its cell without its images' decode times")
         let run = ScrollRun(workload: workload, settings: settings, cell: cell, transport: transport, stop: stop, clock: clock, modelled: decodes)
         var result = run.run { progress in observer?.runProgress(cell, progress) }
         (result.summary.cpuUserS, result.summary.cpuSysS, result.summary.peakRssMb) = (0, 0, 0)
@@ -70,7 +72,8 @@ extension BenchmarkPlan {
                 throw PlanError("--time virtual: decodes are modelled with this machine's own decode times: --host-delay-ms FILE, "
                                 + "from imgbench calibrate --out FILE (or --no-decode)")
             }
-            if let why = costs.mismatch(with: s, format: formats.first ?? .mixed) {
+            // Every cell's: a varied --filter needs each filter's time.
+            if let why = cells.lazy.compactMap({ costs.mismatch(with: self.settings(for: $0), format: $0.format) }).first {
                 throw PlanError("--time virtual: --host-delay-ms \(s.calibrationFile ?? "") timed other decodes (\(why)): "
                                 + "imgbench calibrate --images N --seed S measures the ones this run needs")
             }

@@ -12,7 +12,9 @@ extension ChildProcessRuns {
                 let root = try Fixtures.temporaryDirectory("explore-command")
                 defer { try? FileManager.default.removeItem(at: root) }
                 for (words, reason) in [(["--confirm", "11"], "--confirm '11'"), (["--time", "real"], "--time is not taken"),
-                                        (["--current", "--concurrency 2,3"], "one value per flag")] {
+                                        (["--current", "--concurrency 2,3"], "one value per flag"),
+                                        // A model alone decodes with a calibration's decode times only.
+                                        (["--confirm", "0"], "(or --no-decode)")] {
                     let refused = try Fixtures.imgbench(["explore"] + words + ["--out", root.appendingPathComponent("refused").path])
                     #expect(refused.status == 64 && refused.output.split(separator: "\n").count == 1, "\(words): \(refused.status) \(refused.output)")
                     #expect(refused.output.hasPrefix("imgbench explore: ") && refused.output.contains(reason), "\(refused.output)")
@@ -20,7 +22,7 @@ extension ChildProcessRuns {
                 #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("refused").path))
                 let out = root.appendingPathComponent("explored")
                 let run = try Fixtures.imgbench(["explore", "--rows", "150", "--concurrency", "2,3", "--cancel", "none,offscreen", "--confirm", "0",
-                                                 "--current", "--concurrency 2 --cancel none", "--out", out.path])
+                                                 "--current", "--concurrency 2 --cancel none", "--no-decode", "--out", out.path])
                 #expect(run.status == 0, "\(run.output)")
                 let written = try String(contentsOf: out.appendingPathComponent("explore.md"), encoding: .utf8)
                 #expect(written.hasPrefix("Explored 4 combinations in virtual time (wifi: 4 in ") && run.output.contains(written), "\(written)")

@@ -128,7 +128,7 @@ struct ExploreTests {
             let modelled = try String(contentsOf: network.modelDirectory.appendingPathComponent("requests.csv"), encoding: .utf8)
             let table = CSVTable.parse(modelled), decodeColumn = try #require(table[0].firstIndex(of: "decode_ms"))
             #expect(table.dropFirst().contains { $0.count > decodeColumn && (Double($0[decodeColumn]) ?? 0) > 0 })
-            #expect(realRows.allSatisfy { ($0.value("images_decoded") ?? 0) > 0 })
+            #expect(realRows.allSatisfy { ($0.value("images_decoded") ?? 0) > 0 } && modelRows.allSatisfy { ($0.value("images_decoded") ?? 0) > 0 })
         }
     }
 

@@ -5,7 +5,8 @@ import Testing
 @Suite("The modelled cores of a virtual run")
 struct ModelledCPUTests {
     /// Runs jobs of `work` ms arriving at `arrivals` ms on `cores`; returns when each ended (ms after the start).
-    static func ends(cores: Int, jobs: [(arrival: UInt64, work: UInt64)], cancelAt: (job: Int, at: UInt64)? = nil) -> [UInt64?] {
+    static func ends(cores: Int, jobs: [(arrival: UInt64, work: UInt64)], cancelAt: (job: Int, at: UInt64)? = nil,
+                     order: Locked<[Int]> = Locked([])) -> [UInt64?] {
         let clock = VirtualClock()
         let start = clock.now(), cpu = ModelledCPU(cores: cores, clock: clock)
         let ended = Locked<[UInt64?]>(Array(repeating: nil, count: jobs.count))
@@ -15,6 +16,7 @@ struct ModelledCPUTests {
             clock.schedule(at: start + job.arrival * 1_000_000) {
                 cpu.run(work: job.work * 1_000_000, token: tokens[index]) {
                     ended.withLockedValue { $0[index] = (clock.now() - start) / 1_000 }
+                    order.withLockedValue { $0.append(index) }
                 }
             }
         }
@@ -28,8 +30,10 @@ struct ModelledCPUTests {
     func sharing() {
         // In microseconds: alone, exactly its work.
         #expect(Self.ends(cores: 2, jobs: [(0, 10)]) == [10_000])
-        // Two jobs on one core run at half speed each: both end at 20 ms.
-        #expect(Self.ends(cores: 1, jobs: [(0, 10), (0, 10)]) == [20_000, 20_000])
+        // Two jobs on one core run at half speed each: both end at 20 ms, the first to arrive first.
+        let order = Locked<[Int]>([])
+        #expect(Self.ends(cores: 1, jobs: [(0, 10), (0, 10)], order: order) == [20_000, 20_000])
+        #expect(order.withLockedValue { $0 } == [0, 1])
         // Two on two cores do not slow each other.
         #expect(Self.ends(cores: 2, jobs: [(0, 10), (0, 10)]) == [10_000, 10_000])
         // Three on two cores, at 2/3 each: 10 ms of work ends at 15 ms.

@@ -6,12 +6,12 @@ import Testing
 struct ModelledDecodeTests {
     /// This machine's calibration with made-up decode times: image i takes 1 ms + i × 10 µs, the
     /// sepia filter 300 µs.
-    static func calibration(images: Int, seed: UInt64 = 1) -> HostCalibration {
+    static func calibration(images: Int, seed: UInt64 = 1, baseUs: Int = 1_000) -> HostCalibration {
         let here = RunEnvironment.capture()
         var calibration = HostCalibration(hostDelayMs: 0.5, p10Ms: 0.4, p90Ms: 0.8, fetches: 900, cpuModel: here.cpuModel,
                                           cpuCount: here.cpuCount, imgbench: here.imgbenchVersion, libcurl: here.libcurl)
         calibration.decodes = DecodeCosts(seed: seed, format: CorpusFormat.mixed.description, cellWidth: 240, cellHeight: 240,
-                                          decodeUs: (0..<images).map { 1_000 + $0 * 10 }, sourcePixels: Array(repeating: 300_000, count: images),
+                                          decodeUs: (0..<images).map { baseUs + $0 * 10 }, sourcePixels: Array(repeating: 300_000, count: images),
                                           cellBytes: Array(repeating: 230_400, count: images),
                                           filterUs: ["none": 0, "sepia": 300, "grayscale": 100, "blur": 900])
         return calibration
@@ -45,6 +45,11 @@ struct ModelledDecodeTests {
         let plan = try RunOptions(parsing: words).resolved().plan
         #expect(plan.settings.calibrationFile == file.path && plan.settings.decodeCosts?.decodeUs.count == 100)
         #expect(RunArguments(plan).words.contains(file.path), "\(RunArguments(plan).words)")
+        // Another calibration's plan differs by one short line an array, not by the arrays.
+        var other = plan
+        other.settings.decodeCosts = Self.calibration(images: 100, baseUs: 2_000).decodes
+        let lines = plan.differences(from: other)
+        #expect(lines.count == 1 && lines[0].hasPrefix("settings.decodeCosts.decodeUs: [100 values, #") && lines[0].count < 120, "\(lines)")
         let results = try Benchmark.run(plan)
         let requests = results.results[0].requests.filter { $0.source == .network && $0.outcome == .displayed }
         #expect(requests.count > 10, "\(requests.count)")
@@ -55,10 +60,17 @@ struct ModelledDecodeTests {
         }
         let again = try Benchmark.run(plan)
         #expect(try SummaryCSV().render(again) == SummaryCSV().render(results))
-        // Three loads at once on this machine's cores: the same images, and no decode faster than alone.
-        let wide = try RunOptions(parsing: words.map { $0 == "1" ? "6" : $0 }).resolved().plan
-        let shared = try Benchmark.run(wide).results[0].requests.compactMap(\.stages).filter { $0.decode > 0 }
-        #expect(shared.allSatisfy { $0.decode >= 1_000_000 && $0.filter >= 300_000 })
+        // Counted as decoded images, as a real run's are.
+        #expect(results.results[0].summary.imagesDecoded >= requests.count, "\(results.results[0].summary.imagesDecoded)")
+        // Six loads at once, decodes of 40 ms: more decodes than cores at times, each then slower
+        // than alone, and none faster.
+        let slow = root.appendingPathComponent("slow.json")
+        try Self.calibration(images: 100, baseUs: 40_000).jsonData().write(to: slow)
+        let wide = try RunOptions(parsing: words.map { $0 == "1" ? "6" : $0 == file.path ? slow.path : $0 }).resolved().plan
+        let shared = try Benchmark.run(wide).results[0].requests.filter { ($0.stages?.decode ?? 0) > 0 }
+        let alone = { (request: RequestRecord) in UInt64(40_000 + Int(request.url.split(separator: "/").last!.split(separator: ".").first!)! * 10) * 1_000 }
+        #expect(shared.allSatisfy { $0.stages!.decode >= alone($0) && $0.stages!.filter >= 300_000 })
+        #expect(shared.contains { $0.stages!.decode > alone($0) }, "no decode shared the cores")
     }
 
     @Test("a virtual run that decodes without decode times, with another corpus's, or with stage queues is refused in one line naming why")

@@ -24,6 +24,9 @@ public struct DecodedImage: Sendable, Equatable {
     /// bytes the real decoded image would take, so the cache evicts as a real client's does.
     var cost: Int { standInCost ?? pixels.count }
     var standInCost: Int?
+    /// A virtual run's decode (`ModelledDecodes`): a stand-in's pixels, but an image decoded in
+    /// the model, counted as one (images decoded, decode time per megapixel).
+    var modelled = false
     /// Recoverable damage the decoder worked around (libjpeg's warnings: a truncated scan, bad
     /// Huffman data); the pixels are still shown, gray where data was missing.
     var warnings = 0

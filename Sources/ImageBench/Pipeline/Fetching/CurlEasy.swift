@@ -117,7 +117,7 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_set_pointer(handle, CURLOPT_XFERINFODATA, context)
     }
 
-    /// The last response's header `name` (its last value, as curl keeps it), if it had one.
+    /// The last response's header `name` (its first value), if it had one.
     func responseHeader(_ name: String) -> String? {
         var header: UnsafeMutablePointer<curl_header>?
         guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK, let value = header?.pointee.value else { return nil }

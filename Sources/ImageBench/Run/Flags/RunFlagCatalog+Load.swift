@@ -144,7 +144,7 @@ extension RunFlag {
                 // Said only when virtual: plans recorded before --time are real ones.
                 words: { plan in plan.settings.isVirtual ? ["--time", RunTime.virtual.rawValue] : [] }),
         RunFlag("host-delay-ms", value: "ms|file", group: .measurement,
-                help: "With --time virtual: the host's own time added to every modelled request (the frame's work reaching the row, curl and the loopback both ways), as `imgbench calibrate` measures it on this machine \(FlagRanges.help(FlagRanges.hostDelayMs)), or the file `imgbench calibrate --out` wrote (refused if measured on another machine or build); default 0.",
+                help: "With --time virtual: the host's own time added to every modelled request (the frame's work reaching the row, curl and the loopback both ways), as `imgbench calibrate` measures it on this machine \(FlagRanges.help(FlagRanges.hostDelayMs)), or the file `imgbench calibrate --out` wrote (refused if measured on another machine or build), whose decode times a decoding virtual run needs; default 0.",
                 range: FlagRanges.help(FlagRanges.hostDelayMs), completion: .file(extensions: ["json"]),
                 apply: { text, target throws(PlanError) in
                     guard let text else { return }
@@ -156,9 +156,10 @@ extension RunFlag {
                     target.plan.settings.hostDelayMs = milliseconds > 0 ? milliseconds : nil
                     (target.plan.settings.calibrationFile, target.plan.settings.decodeCosts) = (file.map { _ in text }, file?.decodes)
                 },
-                // Said only when given (plans recorded before it had none); a file as the file.
+                // Said only when given (plans recorded before it had none); a decoding plan's file as
+                // the file (its decode times are in it), any other as its number (self-contained).
                 words: { plan in
-                    plan.settings.calibrationFile.map { ["--host-delay-ms", $0] }
+                    (plan.settings.decodes ? plan.settings.calibrationFile.map { ["--host-delay-ms", $0] } : nil)
                         ?? plan.settings.hostDelayMs.map { ["--host-delay-ms", Format.compact($0)] } ?? []
                 }),
         RunFlag("max-error-rate", value: "rate", group: .measurement,
