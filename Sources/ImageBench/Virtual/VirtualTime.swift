@@ -13,9 +13,11 @@ extension RunSettings {
     public var isVirtual: Bool { time == .virtual }
 
     /// How a virtual run's openings name its host delay: ", with the host's own 0.685 ms per
-    /// request (--host-delay-ms)", `source` saying where it came from; empty without one.
+    /// request (--host-delay-ms)", `source` saying where it came from; empty without one. A run
+    /// that decodes says its decodes are the calibration's too.
     func hostDelayPhrase(from source: String = "--host-delay-ms") -> String {
-        hostDelayMs.map { ", with the host's own \(Format.compact($0)) ms per request (\(source))" } ?? ""
+        let decodes = self.decodes && decodeCosts != nil ? ", and each image's decode as timed on this machine" : ""
+        return (hostDelayMs.map { ", with the host's own \(Format.compact($0)) ms per request (\(source))" } ?? "") + decodes
     }
 
     /// The same settings on the real clock, without what only the model has (its host delay):

@@ -45,6 +45,7 @@ struct ModelledDecodeTests {
         let plan = try RunOptions(parsing: words).resolved().plan
         #expect(plan.settings.calibrationFile == file.path && plan.settings.decodeCosts?.decodeUs.count == 100)
         #expect(RunArguments(plan).words.contains(file.path), "\(RunArguments(plan).words)")
+        #expect(plan.settings.hostDelayPhrase() == ", with the host's own 0.500 ms per request (--host-delay-ms), and each image's decode as timed on this machine")
         // Another calibration's plan differs by one short line an array, not by the arrays.
         var other = plan
         other.settings.decodeCosts = Self.calibration(images: 100, baseUs: 2_000).decodes
