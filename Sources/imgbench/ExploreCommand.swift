@@ -56,7 +56,7 @@ struct ExploreCommand: ParsableCommand {
             try Data(text.utf8).write(to: directory.appendingPathComponent("explore.md"))
         }
         written = true
-        print(text + "\nResults: \(directory.path)/ (explore.md, model-*/, confirm-*/)")
+        print(text + "\nResults: \(directory.path)/ (\(exploration.written(in: directory).joined(separator: ", ")))")
         if let reason = exploration.stoppedBy {
             throw CommandFailure("stopped by \(reason): the exploration is incomplete", status: SignalTrap.exitStatus(for: reason))
         }

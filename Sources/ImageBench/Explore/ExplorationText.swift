@@ -7,6 +7,15 @@ extension Exploration {
     /// How many of the model's ranking are listed (the confirmed and the user's cells always are).
     static let listed = 10
 
+    /// What it wrote under `directory`, as the command's last line lists it: explore.md, the
+    /// calibration where the host was measured, each network's results directories. An
+    /// exploration stopped before its first combination wrote explore.md alone.
+    public func written(in directory: URL) -> [String] {
+        let calibrated = FileManager.default.fileExists(atPath: directory.appendingPathComponent("calibration.json").path)
+        return ["explore.md"] + (calibrated ? ["calibration.json"] : [])
+            + networks.flatMap { [$0.modelDirectory.lastPathComponent + "/"] + ($0.confirmDirectory.map { [$0.lastPathComponent + "/"] } ?? []) }
+    }
+
     public var text: String {
         if networks.isEmpty, let stoppedBy {
             return "Stopped by \(stoppedBy) before any combination was explored: nothing to rank.\n"

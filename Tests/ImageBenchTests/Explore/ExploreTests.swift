@@ -123,6 +123,7 @@ struct ExploreTests {
             #expect(calibration.hostDelayMs > 0 && text.contains("\(Format.compact(calibration.hostDelayMs)) ms per request (measured first: calibration.json)"), "\(text)")
             let modelPlan = try JSONSerialization.jsonObject(with: Data(contentsOf: network.modelDirectory.appendingPathComponent("summary.json"))) as? [String: Any]
             #expect(modelPlan?["host_delay_ms"] as? Double == calibration.hostDelayMs)
+            #expect(exploration.written(in: root) == ["explore.md", "calibration.json", "model-wifi/", "confirm-wifi/"])
             // Both sides decode: the calibration timed the feed's 100 images, the model's decodes took their time.
             #expect(calibration.decodes?.decodeUs.count == 100, "\(String(describing: calibration.decodes?.decodeUs.count))")
             let modelled = try String(contentsOf: network.modelDirectory.appendingPathComponent("requests.csv"), encoding: .utf8)
@@ -136,6 +137,8 @@ struct ExploreTests {
     func stoppedFirst() {
         let stopped = Exploration(networks: [], confirmTop: 3, hostDelay: "", stoppedBy: "SIGINT")
         #expect(stopped.text == "Stopped by SIGINT before any combination was explored: nothing to rank.\n")
+        // Nor does its last line list results it never wrote.
+        #expect(stopped.written(in: FileManager.default.temporaryDirectory.appendingPathComponent("imgbench-nothing-\(UUID().uuidString)")) == ["explore.md"])
     }
 
     @Test("--confirm 0: the model's ranking alone, said to be no verdict; nothing runs for real")
@@ -154,5 +157,6 @@ struct ExploreTests {
         // Nor is the host measured: without real runs to follow, the model goes without it.
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("calibration.json").path) && !options.calibrates)
         #expect(!exploration.text.contains("ms per request"))
+        #expect(exploration.written(in: root) == ["explore.md", "model-wifi/"])
     }
 }
