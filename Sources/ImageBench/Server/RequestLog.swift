@@ -17,7 +17,9 @@ public final class RequestLog: Sendable {
     private let output: FileHandle
     private let buffer = Locked<[UInt8]>([])
     private let stopped = Locked(false)
-    private let writing = Locked(())
+    /// The writer's own buffer, traded with `buffer` at each flush (one writer at a time): the
+    /// lines leave without a copy of the buffer nor a new one for the event loops.
+    private let writing = Locked<[UInt8]>([])
     private static let flushBytes = 64 * 1024
 
     public init(level: Level, output: FileHandle = .standardOutput) {
@@ -51,11 +53,9 @@ public final class RequestLog: Sendable {
 
     /// Writes what is buffered, whole lines in order (one writer at a time).
     func flush() {
-        writing.withLockedValue { _ in
-            let lines = buffer.withLockedValue { buffer in
-                defer { buffer.removeAll(keepingCapacity: true) }
-                return buffer
-            }
+        writing.withLockedValue { lines in
+            lines.removeAll(keepingCapacity: true)
+            buffer.withLockedValue { swap(&$0, &lines) }
             if !lines.isEmpty { output.write(Data(lines)) }
         }
     }
