@@ -74,8 +74,9 @@ extension BenchmarkPlan {
                 throw PlanError("--time virtual: decodes are modelled with this machine's own decode times: --host-delay-ms FILE, "
                                 + "from imgbench calibrate --out FILE (or --no-decode)")
             }
-            // Every cell's: a varied --filter needs each filter's time.
-            if let why = cells.lazy.compactMap({ costs.mismatch(with: self.settings(for: $0), format: $0.format) }).first {
+            // Each policy variant's (a varied --filter needs each filter's time), once: the cells
+            // of one variant differ only in strategy, limit and repeat.
+            if let why = variants.lazy.compactMap({ costs.mismatch(with: $0.applied(to: s), format: formats.first ?? .mixed) }).first {
                 throw PlanError("--time virtual: --host-delay-ms \(s.calibrationFile ?? "") timed other decodes (\(why)): "
                                 + "imgbench calibrate --images N --seed S measures the ones this run needs")
             }
