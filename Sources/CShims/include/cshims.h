@@ -41,6 +41,11 @@ void ib_curl_loop_free(ib_curl_loop *loop);
 int ib_curl_loop_attach(ib_curl_loop *loop, CURLM *multi);
 /// Stops driving the multi at `index` (its timer is forgotten); call before cleaning it up.
 void ib_curl_loop_detach(ib_curl_loop *loop, int index);
+/// Has `easy`'s connections open and close their sockets through the loop, so that an idle
+/// keep-alive connection stays in its epoll set; for every easy handle of an attached multi.
+void ib_curl_loop_adopt(ib_curl_loop *loop, CURL *easy);
+/// How many epoll_ctl calls the loop made for curl's sockets; callable from any thread.
+uint64_t ib_curl_loop_epoll_changes(ib_curl_loop *loop);
 /// Makes a waiting `ib_curl_loop_run_once` return; callable from any thread.
 void ib_curl_loop_wakeup(ib_curl_loop *loop);
 /// Waits up to `max_wait_ms` for socket activity, a multi's timer or a wake-up, drives curl for

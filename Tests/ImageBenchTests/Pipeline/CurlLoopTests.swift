@@ -125,6 +125,85 @@ struct CurlLoopTests {
         }
     }
 
+    @Test("an idle keep-alive connection stays in the loop's epoll set: twenty loads one after another change it twice, not twice a load")
+    func idleConnectionStaysWatched() async throws {
+        try await onOwnThread {
+            let corpus = ImageCorpus.generate(count: 4, seed: 9)
+            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 9)
+            defer { server.shutdown() }
+            let loop = CurlLoop()
+            let transport = CurlMultiTransport(limits: FetchLimits(), client: 1, loop: loop)
+            defer {
+                transport.shutdown()
+                loop.stop()
+            }
+            for load in 0..<20 {
+                let image = corpus.images[load % corpus.images.count]
+                #expect(try Self.fetch(transport, "\(server.baseURL)/\(image.path)") == image.bytes)
+            }
+            #expect(server.connectionCounts.open == 1)
+            // Watched for writing while it connects, then for reading; before, also a removal as
+            // each load ended and an addition as the next began (42 changes here).
+            #expect(loop.epollChanges <= 3, "\(loop.epollChanges) epoll changes for 20 loads on one connection")
+        }
+    }
+
+    @Test("connections the server resets are replaced, each new socket watched afresh: every load ends as a reset, none waits for a timeout")
+    func resetConnectionsReplaced() async throws {
+        try await onOwnThread {
+            let corpus = ImageCorpus.generate(count: 6, seed: 10)
+            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 10,
+                                         faults: try ServerFaults(parsing: "reset=100%"))
+            defer { server.shutdown() }
+            let loop = CurlLoop()
+            // A new socket the loop wrongly believed watched would wait out these minutes.
+            let transport = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 120_000, stallMilliseconds: 120_000),
+                                               client: 1, loop: loop)
+            defer {
+                transport.shutdown()
+                loop.stop()
+            }
+            for image in corpus.images {
+                do throws(FetchError) {
+                    _ = try Self.fetch(transport, "\(server.baseURL)/\(image.path)")
+                    Issue.record("a reset load succeeded")
+                } catch {
+                    #expect(LoadFailure.fetch(error).errorClass == .connection, "\(error)")
+                }
+            }
+            #expect(server.counts.faults == [.reset: 6])
+            #expect(transport.wire?.snapshot.connectionsOpened == 6, "each reset connection replaced by a new one")
+        }
+    }
+
+    @Test("an idle connection its server closes is let go of once, and the user's next load opens another")
+    func closedIdleConnectionLetGo() async throws {
+        try await onOwnThread {
+            let corpus = ImageCorpus.generate(count: 2, seed: 11)
+            let closing = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 11)
+            let staying = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 11)
+            defer { staying.shutdown() }
+            let loop = CurlLoop()
+            let transport = CurlMultiTransport(limits: FetchLimits(), client: 1, loop: loop)
+            defer {
+                transport.shutdown()
+                loop.stop()
+            }
+            let image = corpus.images[0]
+            #expect(try Self.fetch(transport, "\(closing.baseURL)/\(image.path)") == image.bytes)
+            let idle = loop.epollChanges
+            closing.shutdown()
+            // Its end of the connection readable in the loop's epoll set: taken out of it (a
+            // readable socket left there would wake every wait).
+            let waited = Date()
+            while loop.epollChanges == idle && Date().timeIntervalSince(waited) < 30 { usleep(5_000) }
+            #expect(loop.epollChanges == idle + 1)
+            usleep(50_000)
+            #expect(loop.epollChanges == idle + 1, "let go of once, not watched again")
+            #expect(try Self.fetch(transport, "\(staying.baseURL)/\(image.path)") == image.bytes)
+        }
+    }
+
     @Test("a retry's backoff without a thread ends at its load's cancel, not after the wait")
     func eventedBackoffCancels() {
         let token = LoadToken()

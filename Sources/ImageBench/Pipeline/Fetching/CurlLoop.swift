@@ -43,6 +43,15 @@ final class CurlLoop: @unchecked Sendable {
         ib_curl_loop_wakeup(loop)  // always: joins are rare, and a lock is no fence for the check in wakeUp
     }
 
+    /// Has `easy`'s connections open and close their sockets through the loop (a keep-alive
+    /// connection then stays in the epoll set between loads); for each easy handle of a member.
+    func adopt(_ easy: UnsafeMutableRawPointer) {
+        ib_curl_loop_adopt(loop, easy)
+    }
+
+    /// How many times the loop changed its epoll set for curl's sockets.
+    var epollChanges: UInt64 { ib_curl_loop_epoll_changes(loop) }
+
     func wakeUp() {
         guard !awake.load(ordering: .sequentiallyConsistent),
               !wakeWritten.exchange(true, ordering: .sequentiallyConsistent) else { return }

@@ -163,11 +163,16 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
                 request.completion(.failure(.cancelled(received: 0)))
                 continue
             }
-            let easy = spare.popLast() ?? CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies, cancelsItself: false, wire: wire)
+            let easy = spare.popLast() ?? adopted(CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies, cancelsItself: false, wire: wire))
             easy.prepare(request.fetch, parsedURL: loop.parsedURLs.handle(for: request.fetch.url))
             curl_multi_add_handle(multi, easy.handle)
             active[easy.handle] = (easy, request.completion)
         }
+    }
+
+    private func adopted(_ easy: CurlEasy) -> CurlEasy {
+        loop.adopt(easy.handle)
+        return easy
     }
 
     private func complete(_ handle: UnsafeMutableRawPointer, _ entry: (easy: CurlEasy, completion: Completion), code: CURLcode) {
