@@ -8,7 +8,8 @@
  * imgbench's users), each keeping PER_USER transfers in flight, HTTP/1.1 keep-alive, cycling the
  * URL list; one thread, one epoll set, curl_multi_socket_action (curl's hiperfifo shape, as
  * Sources/CShims/curl_loop.c). Easy handles are reused with imgbench's options for discarded
- * bodies (64 kB buffer, TCP_NODELAY, NOSIGNAL, no proxy, URLs parsed once). It runs flat out, where imgbench's users
+ * bodies (64 kB buffer, TCP_NODELAY, NOSIGNAL, no proxy, URLs parsed once), idle keep-alive
+ * connections left in the epoll set between transfers. It runs flat out, where imgbench's users
  * scroll: only the CPU per request compares. Prints one line:
  *   requests=N bytes=B cpu_user=U cpu_sys=S cpu_per_1000=X errors=E
  *
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,10 +36,13 @@ struct user {
   int touched;
 };
 
-/* socketp stored via curl_multi_assign */
-struct sockctx {
+/* Each descriptor's epoll registration, by number. An idle keep-alive connection stays registered
+   between its transfers, as in Sources/CShims/curl_loop.c: curl's connections open and close their
+   sockets here (open_cb, close_cb), so a registration is known to have left with its descriptor. */
+struct fdstate {
   struct user *u;
-  int registered;        /* added to epoll set */
+  uint32_t events;       /* registered for; 0: not registered */
+  int watched;           /* curl wants its events (0: idle in a pool) */
 };
 
 static int epfd;
@@ -46,6 +51,21 @@ static int nurls;
 /* Each URL parsed once and handed to transfers with CURLOPT_CURLU, as imgbench's network
    thread does (ParsedURLs.swift): curl parses a text URL afresh for every request. */
 static CURLU **parsed;
+static struct fdstate *fds;
+static int fds_cap;
+
+static struct fdstate *fd_state(curl_socket_t s)
+{
+  if(s >= fds_cap) {
+    int cap = fds_cap ? fds_cap : 1024;
+    while(cap <= s) cap *= 2;
+    fds = realloc(fds, (size_t)cap * sizeof(*fds));
+    if(!fds) { perror("realloc"); exit(1); }
+    memset(fds + fds_cap, 0, (size_t)(cap - fds_cap) * sizeof(*fds));
+    fds_cap = cap;
+  }
+  return &fds[s];
+}
 
 static int64_t now_ms(void)
 {
@@ -60,38 +80,45 @@ static size_t discard_cb(char *ptr, size_t size, size_t nmemb, void *ud)
   return size * nmemb;
 }
 
+static curl_socket_t open_cb(void *clientp, curlsocktype purpose, struct curl_sockaddr *a)
+{
+  (void)clientp; (void)purpose;
+  curl_socket_t s = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+  if(s != CURL_SOCKET_BAD) { struct fdstate *st = fd_state(s); st->events = 0; st->watched = 0; }
+  return s;
+}
+
+static int close_cb(void *clientp, curl_socket_t s)
+{
+  (void)clientp;
+  struct fdstate *st = fd_state(s);
+  st->events = 0;       /* closing takes it out of the epoll set */
+  st->watched = 0;
+  return close(s);
+}
+
 static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socketp)
 {
   struct user *u = userp;
-  struct sockctx *sc = socketp;
-  (void)e;
+  struct fdstate *st = fd_state(s);
+  (void)e; (void)socketp;
 
   if(what == CURL_POLL_REMOVE) {
-    if(sc) {
-      if(sc->registered)
-        epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL); /* may be EBADF if closed */
-      free(sc);
-    }
+    st->watched = 0;    /* left registered while idle */
     return 0;
   }
-
-  if(!sc) {
-    sc = calloc(1, sizeof(*sc));
-    if(!sc) { perror("calloc"); exit(1); }
-    sc->u = u;
-    if(curl_multi_assign(u->multi, s, sc) != CURLM_OK) {
-      fprintf(stderr, "curl_multi_assign failed\n");
-      exit(1);
-    }
-  }
-
+  uint32_t events = 0;
+  if(what & CURL_POLL_IN)  events |= EPOLLIN;
+  if(what & CURL_POLL_OUT) events |= EPOLLOUT;
+  st->u = u;
+  st->watched = 1;
+  if(st->events == events)
+    return 0;
   struct epoll_event ev;
   memset(&ev, 0, sizeof(ev));
-  if(what & CURL_POLL_IN)  ev.events |= EPOLLIN;
-  if(what & CURL_POLL_OUT) ev.events |= EPOLLOUT;
-  ev.data.u64 = ((uint64_t)(uint32_t)u->idx << 32) | (uint32_t)s;
-
-  int op = sc->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+  ev.events = events;
+  ev.data.fd = s;
+  int op = st->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
   if(epoll_ctl(epfd, op, s, &ev) < 0) {
     /* fall back if our bookkeeping disagrees with the kernel */
     if(op == EPOLL_CTL_ADD && errno == EEXIST)
@@ -101,7 +128,7 @@ static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socket
     else { perror("epoll_ctl"); exit(1); }
     if(epoll_ctl(epfd, op, s, &ev) < 0) { perror("epoll_ctl retry"); exit(1); }
   }
-  sc->registered = 1;
+  st->events = events;
   return 0;
 }
 
@@ -195,6 +222,8 @@ int main(int argc, char **argv)
       curl_easy_setopt(e, CURLOPT_PROXY, "");
       curl_easy_setopt(e, CURLOPT_NOPROXY, "");
       curl_easy_setopt(e, CURLOPT_PRIVATE, (void *)u);
+      curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_cb);
+      curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, close_cb);
       easies[(size_t)i * per_user + j] = e;
     }
   }
@@ -239,8 +268,15 @@ int main(int argc, char **argv)
       return 1;
     }
     for(int k = 0; k < n; k++) {
-      struct user *u = &users[evs[k].data.u64 >> 32];
-      curl_socket_t s = (curl_socket_t)(uint32_t)evs[k].data.u64;
+      curl_socket_t s = evs[k].data.fd;
+      struct fdstate *st = fd_state(s);
+      if(!st->watched) {
+        /* idle in a pool and readable (its server closed it): let go until curl wants it */
+        epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL);
+        st->events = 0;
+        continue;
+      }
+      struct user *u = st->u;
       int fl = 0;
       if(evs[k].events & (EPOLLIN | EPOLLHUP)) fl |= CURL_CSELECT_IN;
       if(evs[k].events & EPOLLOUT) fl |= CURL_CSELECT_OUT;
