@@ -43,6 +43,7 @@ struct fdstate {
   struct user *u;
   uint32_t events;       /* registered for; 0: not registered */
   int watched;           /* curl wants its events (0: idle in a pool) */
+  int opened;            /* by open_cb, not closed since: its close will be heard of */
 };
 
 static int epfd;
@@ -84,7 +85,7 @@ static curl_socket_t open_cb(void *clientp, curlsocktype purpose, struct curl_so
 {
   (void)clientp; (void)purpose;
   curl_socket_t s = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
-  if(s != CURL_SOCKET_BAD) { struct fdstate *st = fd_state(s); st->events = 0; st->watched = 0; }
+  if(s != CURL_SOCKET_BAD) { struct fdstate *st = fd_state(s); st->events = 0; st->watched = 0; st->opened = 1; }
   return s;
 }
 
@@ -94,6 +95,7 @@ static int close_cb(void *clientp, curl_socket_t s)
   struct fdstate *st = fd_state(s);
   st->events = 0;       /* closing takes it out of the epoll set */
   st->watched = 0;
+  st->opened = 0;
   return close(s);
 }
 
@@ -104,7 +106,13 @@ static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socket
   (void)e; (void)socketp;
 
   if(what == CURL_POLL_REMOVE) {
-    st->watched = 0;    /* left registered while idle */
+    st->watched = 0;    /* left registered while idle, if its close will be heard of */
+    if((!st->opened || st->events != EPOLLIN) && st->events) {
+      /* not opened by open_cb (curl's resolver's), or still connecting (curl closes a
+         connection attempt that never completed without close_cb): it may close unseen */
+      epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL);
+      st->events = 0;
+    }
     return 0;
   }
   uint32_t events = 0;
@@ -112,7 +120,7 @@ static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socket
   if(what & CURL_POLL_OUT) events |= EPOLLOUT;
   st->u = u;
   st->watched = 1;
-  if(st->events == events)
+  if(st->opened && st->events == events)
     return 0;
   struct epoll_event ev;
   memset(&ev, 0, sizeof(ev));

@@ -145,6 +145,7 @@ struct CurlLoopTests {
             // Watched for writing while it connects, then for reading; before, also a removal as
             // each load ended and an addition as the next began (42 changes here).
             #expect(loop.epollChanges <= 3, "\(loop.epollChanges) epoll changes for 20 loads on one connection")
+            #expect(loop.missingRegistrations() == 0)
         }
     }
 
@@ -172,27 +173,29 @@ struct CurlLoopTests {
                 }
             }
             #expect(server.counts.faults == [.reset: 6])
+            // Each reset socket closed while watched for reading, as the next one first is.
+            #expect(loop.missingRegistrations() == 0)
             #expect(transport.wire?.snapshot.connectionsOpened == 6, "each reset connection replaced by a new one")
         }
     }
 
-    @Test("an idle connection its server closes is let go of once, and the user's next load opens another")
+    @Test("an idle connection its server closes is let go of once; the next load to that server finds it dead and opens another")
     func closedIdleConnectionLetGo() async throws {
         try await onOwnThread {
             let corpus = ImageCorpus.generate(count: 2, seed: 11)
-            let closing = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 11)
-            let staying = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 11)
-            defer { staying.shutdown() }
+            // Idle keep-alive connections closed by the server after 0.3 s, as nginx's keepalive_timeout does.
+            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 11,
+                                         limits: ConnectionLimits(requestTimeout: 0.3))
+            defer { server.shutdown() }
             let loop = CurlLoop()
             let transport = CurlMultiTransport(limits: FetchLimits(), client: 1, loop: loop)
             defer {
                 transport.shutdown()
                 loop.stop()
             }
-            let image = corpus.images[0]
-            #expect(try Self.fetch(transport, "\(closing.baseURL)/\(image.path)") == image.bytes)
+            let url = "\(server.baseURL)/\(corpus.images[0].path)"
+            #expect(try Self.fetch(transport, url) == corpus.images[0].bytes)
             let idle = loop.epollChanges
-            closing.shutdown()
             // Its end of the connection readable in the loop's epoll set: taken out of it (a
             // readable socket left there would wake every wait).
             let waited = Date()
@@ -200,7 +203,48 @@ struct CurlLoopTests {
             #expect(loop.epollChanges == idle + 1)
             usleep(50_000)
             #expect(loop.epollChanges == idle + 1, "let go of once, not watched again")
-            #expect(try Self.fetch(transport, "\(staying.baseURL)/\(image.path)") == image.bytes)
+            // curl closes the dead connection (through the loop) and opens one, often with the
+            // same descriptor number: registered afresh, not taken for the old registration.
+            #expect(try Self.fetch(transport, url) == corpus.images[0].bytes)
+            #expect(transport.wire?.snapshot.connectionsOpened == 2)
+            #expect(loop.missingRegistrations() == 0)
+        }
+    }
+
+    @Test("a connection that never opens leaves no registration behind: the next user's connection, given its descriptor number, is watched afresh")
+    func stalledConnectLeavesNothing() async throws {
+        try await onOwnThread {
+            let corpus = ImageCorpus.generate(count: 1, seed: 12)
+            let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 12)
+            defer { server.shutdown() }
+            // A listener whose one-place queue is taken: a connect to it waits, watched for
+            // writing, until curl gives up and closes the socket.
+            let full = try Listener(backlog: 0)
+            defer { full.close() }
+            let filler = try RawConnection(port: full.port)
+            defer { _ = Glibc.close(filler.descriptor) }
+            let loop = CurlLoop()
+            let stalled = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 300, stallMilliseconds: 300), client: 1, loop: loop)
+            defer {
+                stalled.shutdown()
+                loop.stop()
+            }
+            for client in 2...4 {
+                do throws(FetchError) {
+                    _ = try Self.fetch(stalled, "http://127.0.0.1:\(full.port)/\(corpus.images[0].path)")
+                    Issue.record("a load to a full listener succeeded")
+                } catch {
+                    #expect(LoadFailure.fetch(error).errorClass == .timeout, "\(error)")
+                }
+                // A new user's first connection takes the lowest free number: the closed one's.
+                // Taken for its old registration (watched for writing, as this one first is), it
+                // would never be heard of and fail at its connect timeout.
+                let live = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 20_000, stallMilliseconds: 20_000),
+                                              client: client, loop: loop)
+                defer { live.shutdown() }
+                #expect(try Self.fetch(live, "\(server.baseURL)/\(corpus.images[0].path)") == corpus.images[0].bytes)
+                #expect(loop.missingRegistrations() == 0)
+            }
         }
     }
 

@@ -7,7 +7,8 @@ struct Listener {
     let descriptor: Int32
     let port: Int
 
-    init() throws {
+    /// `backlog`: connections the kernel queues for it (0: one; the next SYNs are dropped).
+    init(backlog: Int32 = 8) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.descriptor = descriptor
         var address = sockaddr_in()
@@ -16,7 +17,7 @@ struct Listener {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, pointer, &length) == 0
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, backlog) == 0 && getsockname(descriptor, pointer, &length) == 0
             }
         }
         guard bound else { throw CocoaError(.fileWriteUnknown) }

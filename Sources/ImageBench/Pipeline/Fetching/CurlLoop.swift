@@ -52,6 +52,20 @@ final class CurlLoop: @unchecked Sendable {
     /// How many times the loop changed its epoll set for curl's sockets.
     var epollChanges: UInt64 { ib_curl_loop_epoll_changes(loop) }
 
+    /// Registrations the loop believes in that its epoll set lacks, counted on its thread (a
+    /// socket nobody watches: its transfer would wait for its timeout); nil if the loop's
+    /// thread did not answer within `seconds`. For tests.
+    func missingRegistrations(within seconds: Double = 10) -> Int? {
+        ib_curl_loop_check_registrations(loop)
+        let asked = MonotonicClock().now()
+        while MonotonicClock().now() - asked < UInt64(seconds * 1e9) {
+            let answer = ib_curl_loop_checked_registrations(loop)
+            if answer >= 0 { return Int(answer) }
+            usleep(1_000)
+        }
+        return nil
+    }
+
     func wakeUp() {
         guard !awake.load(ordering: .sequentiallyConsistent),
               !wakeWritten.exchange(true, ordering: .sequentiallyConsistent) else { return }
