@@ -78,10 +78,10 @@ final class LoadRegistry {
 
     /// The load `request` waited for, which it no longer does (its row left the screen).
     func leave(_ request: Int) -> (loadID: Int, load: ActiveLoad)? {
-        guard let loadID = loadForRequest.removeValue(forKey: request), var load = loads[loadID] else { return nil }
-        load.waiting.removeAll { $0 == request }
-        loads[loadID] = load
-        return (loadID, load)
+        guard let loadID = loadForRequest.removeValue(forKey: request), loads[loadID] != nil else { return nil }
+        // In place: a copy taken out first would share the array and copy it to remove one row.
+        loads[loadID]!.waiting.removeAll { $0 == request }
+        return (loadID, loads[loadID]!)
     }
 
     /// Forgets which load the requests wait for (their load delivered or is being restarted).
@@ -111,15 +111,15 @@ final class LoadRegistry {
 
     /// A load that reported: removed, and returned for its delivery.
     func finish(_ loadID: Int) -> ActiveLoad? {
-        guard let load = loads[loadID] else { return nil }
-        forget(loadID)
+        // Moved out of the table, not copied and then removed (a load a request, on the main loop).
+        guard let load = loads.removeValue(forKey: loadID) else { return nil }
+        if let row = load.prefetchRow, prefetching[row] == loadID { prefetching[row] = nil }
+        if loadForKey[load.key] == loadID { loadForKey[load.key] = nil }
         return load
     }
 
     private func forget(_ loadID: Int) {
-        guard let load = loads.removeValue(forKey: loadID) else { return }
-        if let row = load.prefetchRow, prefetching[row] == loadID { prefetching[row] = nil }
-        if loadForKey[load.key] == loadID { loadForKey[load.key] = nil }
+        _ = finish(loadID)
     }
 
     /// The run is over: cancel whatever is still loading and wait for the strategy's workers.
