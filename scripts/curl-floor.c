@@ -103,15 +103,21 @@ static int sock_cb(CURL *e, curl_socket_t s, int what, void *userp, void *socket
 {
   struct user *u = userp;
   struct fdstate *st = fd_state(s);
-  (void)e; (void)socketp;
+  (void)socketp;
 
   if(what == CURL_POLL_REMOVE) {
-    st->watched = 0;    /* left registered while idle, if its close will be heard of */
-    if((!st->opened || st->events != EPOLLIN) && st->events) {
-      /* not opened by open_cb (curl's resolver's), or still connecting (curl closes a
-         connection attempt that never completed without close_cb): it may close unseen */
-      epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL);
+    st->watched = 0;
+    /* Only the socket of the connection curl keeps for reuse stays registered (curl closes it
+       through close_cb); any other may close unseen: curl's resolver's, or a connection attempt
+       that never completed (closed without close_cb). */
+    curl_socket_t kept = CURL_SOCKET_BAD;
+    if(st->opened && st->events == EPOLLIN)
+      curl_easy_getinfo(e, CURLINFO_ACTIVESOCKET, &kept);
+    if(kept != s) {
+      if(st->events)
+        epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL);
       st->events = 0;
+      st->opened = 0;
     }
     return 0;
   }

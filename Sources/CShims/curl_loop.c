@@ -31,7 +31,7 @@ ib_curl_loop *ib_curl_loop_new(void) {
         free(loop);
         return NULL;
     }
-    loop->check_result = -1;
+    loop->check_result = -2;
     struct epoll_event event = {.events = EPOLLIN, .data.u64 = wake_event};
     epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->wake_fd, &event);
     return loop;
@@ -99,7 +99,7 @@ static void touch(ib_curl_slot *slot, int *touched, int *count, int capacity) {
 }
 
 void ib_curl_loop_check_registrations(ib_curl_loop *loop) {
-    __atomic_store_n(&loop->check_result, -1, __ATOMIC_RELAXED);
+    __atomic_store_n(&loop->check_result, -2, __ATOMIC_RELAXED);
     __atomic_store_n(&loop->check_requested, 1, __ATOMIC_RELEASE);
     ib_curl_loop_wakeup(loop);
 }
@@ -110,7 +110,7 @@ int ib_curl_loop_checked_registrations(ib_curl_loop *loop) {
 
 int ib_curl_loop_run_once(ib_curl_loop *loop, int max_wait_ms, int *touched, int capacity) {
     if (__atomic_exchange_n(&loop->check_requested, 0, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&loop->check_result, ib_curl_loop_missing_registrations(loop), __ATOMIC_RELEASE);
+        __atomic_store_n(&loop->check_result, ib_curl_loop_registration_mismatches(loop), __ATOMIC_RELEASE);
     }
     int64_t now = now_ms();
     int64_t wait = max_wait_ms;

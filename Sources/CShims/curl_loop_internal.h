@@ -48,7 +48,7 @@ struct ib_curl_loop {
     int socket_capacity;
     uint64_t epoll_changes;    // epoll_ctl calls made for curl's sockets (read by tests)
     int check_requested;       // ib_curl_loop_check_registrations asked for a check (atomic)
-    int check_result;          // its answer, -1 until the loop thread gave it (atomic)
+    int check_result;          // its answer, -2 until the loop thread gave it (atomic)
 };
 
 typedef struct {
@@ -60,7 +60,8 @@ typedef struct {
 int ib_curl_loop_on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp);
 // Takes the socket out of the epoll set, if the loop registered it.
 void ib_curl_loop_unwatch(ib_curl_loop *loop, ib_curl_socket *entry);
-// Registrations the loop believes in that the epoll set does not have (the loop's thread).
-int ib_curl_loop_missing_registrations(ib_curl_loop *loop);
+// Registrations where the loop and the kernel's epoll set disagree (the loop's thread; -1 if the
+// set's /proc entry cannot be read).
+int ib_curl_loop_registration_mismatches(ib_curl_loop *loop);
 
 #endif

@@ -1,6 +1,7 @@
 #include "curl_loop_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -62,17 +63,21 @@ void ib_curl_loop_unwatch(ib_curl_loop *loop, ib_curl_socket *entry) {
 }
 
 int ib_curl_loop_on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp) {
-    (void)easy;
     ib_curl_callback_data *data = userp;
     ib_curl_socket *entry = socketp ? socketp : socket_for(data->loop, fd);
     if (!entry) return -1;
     if (what == CURL_POLL_REMOVE) {
         entry->watched = 0;
-        // Only a connection gone idle (watched for reading) stays registered: the loop hears of
-        // its close. A socket curl did not open here (its resolver's) or one still connecting
-        // (curl 7.88 closes a connection attempt that never completed with a plain close) may
-        // close unseen, and its number come back as a descriptor the loop wrongly thinks watched.
-        if (!entry->opened || entry->events != EPOLLIN) ib_curl_loop_unwatch(data->loop, entry);
+        // Only the socket of the connection curl keeps for the transfer's next use stays
+        // registered: curl closes that one through close_socket. Any other may close unseen (its
+        // resolver's; a connection attempt that never completed, which curl 7.88 closes with a
+        // plain close), and its number come back as a descriptor the loop wrongly thinks watched.
+        curl_socket_t kept = CURL_SOCKET_BAD;
+        if (entry->opened && entry->events == EPOLLIN && easy) curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &kept);
+        if (kept != fd) {
+            ib_curl_loop_unwatch(data->loop, entry);
+            entry->opened = 0;
+        }
         return 0;
     }
     uint32_t events = 0;
@@ -124,16 +129,35 @@ void ib_curl_loop_adopt(ib_curl_loop *loop, CURL *easy) {
     curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, loop);
 }
 
-int ib_curl_loop_missing_registrations(ib_curl_loop *loop) {
-    int missing = 0;
+int ib_curl_loop_registration_mismatches(ib_curl_loop *loop) {
+    // The kernel's own list of the set (/proc/self/fdinfo/EPFD: "tfd: FD events: HEX data: HEX").
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", loop->epoll_fd);
+    FILE *info = fopen(path, "r");
+    if (!info) return -1;
+    int mismatches = 0;
+    int seen_capacity = loop->socket_capacity;
+    char *seen = calloc((size_t)(seen_capacity > 0 ? seen_capacity : 1), 1);
+    char line[256];
+    while (fgets(line, sizeof line, info)) {
+        int fd;
+        unsigned events;
+        unsigned long long data;
+        if (sscanf(line, "tfd: %d events: %x data: %llx", &fd, &events, &data) != 3) continue;
+        if ((uint64_t)data == wake_event) continue;
+        ib_curl_socket *entry = fd >= 0 && fd < loop->socket_capacity ? loop->sockets[fd] : NULL;
+        // Registered as the loop believes: its events and its current generation.
+        if (!entry || entry->events != (events & (EPOLLIN | EPOLLOUT)) || event_data(entry) != (uint64_t)data) mismatches++;
+        if (entry && seen) seen[fd] = 1;
+    }
+    fclose(info);
     for (int fd = 0; fd < loop->socket_capacity; fd++) {
         ib_curl_socket *entry = loop->sockets[fd];
-        if (!entry || !entry->events) continue;
-        // The same events and data again: a no-op where the registration is, ENOENT where not.
-        struct epoll_event event = {.events = entry->events, .data.u64 = event_data(entry)};
-        if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_MOD, fd, &event) != 0) missing++;
+        // Believed registered but absent, or wanted by curl and registered by nobody.
+        if (entry && (entry->events || entry->watched) && !(seen && seen[fd])) mismatches++;
     }
-    return missing;
+    free(seen);
+    return mismatches;
 }
 
 uint64_t ib_curl_loop_epoll_changes(ib_curl_loop *loop) {

@@ -46,9 +46,10 @@ void ib_curl_loop_detach(ib_curl_loop *loop, int index);
 void ib_curl_loop_adopt(ib_curl_loop *loop, CURL *easy);
 /// How many epoll_ctl calls the loop made for curl's sockets; callable from any thread.
 uint64_t ib_curl_loop_epoll_changes(ib_curl_loop *loop);
-/// Asks the loop's thread to count the registrations it believes in that its epoll set lacks
-/// (a socket watched by nobody: its transfer would wait for its timeout); callable from any
-/// thread. `ib_curl_loop_checked_registrations` answers -1 until the count is in.
+/// Asks the loop's thread to count the sockets where its registrations and the kernel's epoll set
+/// disagree (one watched by nobody: its transfer would wait for its timeout); callable from any
+/// thread. `ib_curl_loop_checked_registrations` answers -2 until the count is in (-1: the set
+/// could not be read).
 void ib_curl_loop_check_registrations(ib_curl_loop *loop);
 int ib_curl_loop_checked_registrations(ib_curl_loop *loop);
 /// Makes a waiting `ib_curl_loop_run_once` return; callable from any thread.

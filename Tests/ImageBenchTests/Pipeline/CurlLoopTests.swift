@@ -145,7 +145,7 @@ struct CurlLoopTests {
             // Watched for writing while it connects, then for reading; before, also a removal as
             // each load ended and an addition as the next began (42 changes here).
             #expect(loop.epollChanges <= 3, "\(loop.epollChanges) epoll changes for 20 loads on one connection")
-            #expect(loop.missingRegistrations() == 0)
+            #expect(loop.registrationMismatches() == 0)
         }
     }
 
@@ -174,7 +174,7 @@ struct CurlLoopTests {
             }
             #expect(server.counts.faults == [.reset: 6])
             // Each reset socket closed while watched for reading, as the next one first is.
-            #expect(loop.missingRegistrations() == 0)
+            #expect(loop.registrationMismatches() == 0)
             #expect(transport.wire?.snapshot.connectionsOpened == 6, "each reset connection replaced by a new one")
         }
     }
@@ -207,7 +207,7 @@ struct CurlLoopTests {
             // same descriptor number: registered afresh, not taken for the old registration.
             #expect(try Self.fetch(transport, url) == corpus.images[0].bytes)
             #expect(transport.wire?.snapshot.connectionsOpened == 2)
-            #expect(loop.missingRegistrations() == 0)
+            #expect(loop.registrationMismatches() == 0)
         }
     }
 
@@ -243,7 +243,7 @@ struct CurlLoopTests {
                                               client: client, loop: loop)
                 defer { live.shutdown() }
                 #expect(try Self.fetch(live, "\(server.baseURL)/\(corpus.images[0].path)") == corpus.images[0].bytes)
-                #expect(loop.missingRegistrations() == 0)
+                #expect(loop.registrationMismatches() == 0)
             }
         }
     }

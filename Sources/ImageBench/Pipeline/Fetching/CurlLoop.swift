@@ -52,15 +52,15 @@ final class CurlLoop: @unchecked Sendable {
     /// How many times the loop changed its epoll set for curl's sockets.
     var epollChanges: UInt64 { ib_curl_loop_epoll_changes(loop) }
 
-    /// Registrations the loop believes in that its epoll set lacks, counted on its thread (a
-    /// socket nobody watches: its transfer would wait for its timeout); nil if the loop's
-    /// thread did not answer within `seconds`. For tests.
-    func missingRegistrations(within seconds: Double = 10) -> Int? {
+    /// Sockets where the loop's registrations and the kernel's epoll set disagree, counted on the
+    /// loop's thread (one watched by nobody: its transfer would wait for its timeout); nil if
+    /// the loop's thread did not answer within `seconds` or the set could not be read. For tests.
+    func registrationMismatches(within seconds: Double = 10) -> Int? {
         ib_curl_loop_check_registrations(loop)
         let asked = MonotonicClock().now()
         while MonotonicClock().now() - asked < UInt64(seconds * 1e9) {
             let answer = ib_curl_loop_checked_registrations(loop)
-            if answer >= 0 { return Int(answer) }
+            if answer >= -1 { return answer >= 0 ? Int(answer) : nil }
             usleep(1_000)
         }
         return nil
