@@ -109,7 +109,8 @@ int ib_curl_loop_checked_registrations(ib_curl_loop *loop) {
 }
 
 int ib_curl_loop_run_once(ib_curl_loop *loop, int max_wait_ms, int *touched, int capacity) {
-    if (__atomic_exchange_n(&loop->check_requested, 0, __ATOMIC_ACQUIRE)) {
+    // A plain load first: the exchange is a locked instruction, and this runs every round.
+    if (__atomic_load_n(&loop->check_requested, __ATOMIC_RELAXED) && __atomic_exchange_n(&loop->check_requested, 0, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&loop->check_result, ib_curl_loop_registration_mismatches(loop), __ATOMIC_RELEASE);
     }
     int64_t now = now_ms();

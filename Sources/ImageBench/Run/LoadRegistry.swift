@@ -78,10 +78,10 @@ final class LoadRegistry {
 
     /// The load `request` waited for, which it no longer does (its row left the screen).
     func leave(_ request: Int) -> (loadID: Int, load: ActiveLoad)? {
-        guard let loadID = loadForRequest.removeValue(forKey: request), loads[loadID] != nil else { return nil }
+        guard let loadID = loadForRequest.removeValue(forKey: request) else { return nil }
         // In place: a copy taken out first would share the array and copy it to remove one row.
-        loads[loadID]!.waiting.removeAll { $0 == request }
-        return (loadID, loads[loadID]!)
+        loads[loadID]?.waiting.removeAll { $0 == request }
+        return loads[loadID].map { (loadID, $0) }
     }
 
     /// Forgets which load the requests wait for (their load delivered or is being restarted).
@@ -101,7 +101,7 @@ final class LoadRegistry {
         switch result {
         case .tooLate: break  // its completion is on the way
         case .inFlight: loads[loadID]!.cancelled = true
-        case .whileQueued: forget(loadID)
+        case .whileQueued: _ = finish(loadID)
         }
         return (load, result)
     }
@@ -116,10 +116,6 @@ final class LoadRegistry {
         if let row = load.prefetchRow, prefetching[row] == loadID { prefetching[row] = nil }
         if loadForKey[load.key] == loadID { loadForKey[load.key] = nil }
         return load
-    }
-
-    private func forget(_ loadID: Int) {
-        _ = finish(loadID)
     }
 
     /// The run is over: cancel whatever is still loading and wait for the strategy's workers.

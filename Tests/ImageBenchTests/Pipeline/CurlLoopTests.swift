@@ -11,6 +11,17 @@ struct CurlLoopTests {
         return try transport.fetch(url, expectedBytes: nil, attempt: 1, token: token).bytes
     }
 
+    /// `body` with one user's transport on a loop of its own, both shut down after it.
+    static func withUser(_ limits: FetchLimits = FetchLimits(), _ body: (CurlLoop, CurlMultiTransport) throws -> Void) throws {
+        let loop = CurlLoop()
+        let transport = CurlMultiTransport(limits: limits, client: 1, loop: loop)
+        defer {
+            transport.shutdown()
+            loop.stop()
+        }
+        try body(loop, transport)
+    }
+
     @Test("users sharing a loop get their bytes, keep connections of their own, and leave it one by one")
     func sharedLoop() async throws {
         try await onOwnThread {
@@ -131,21 +142,17 @@ struct CurlLoopTests {
             let corpus = ImageCorpus.generate(count: 4, seed: 9)
             let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 9)
             defer { server.shutdown() }
-            let loop = CurlLoop()
-            let transport = CurlMultiTransport(limits: FetchLimits(), client: 1, loop: loop)
-            defer {
-                transport.shutdown()
-                loop.stop()
+            try Self.withUser { (loop, transport) throws in
+                for load in 0..<20 {
+                    let image = corpus.images[load % corpus.images.count]
+                    #expect(try Self.fetch(transport, "\(server.baseURL)/\(image.path)") == image.bytes)
+                }
+                #expect(server.connectionCounts.open == 1)
+                // Watched for writing while it connects, then for reading; before, also a removal
+                // as each load ended and an addition as the next began (two changes a load).
+                #expect(loop.epollChanges <= 3, "\(loop.epollChanges) epoll changes for 20 loads on one connection")
+                #expect(loop.registrationMismatches() == 0)
             }
-            for load in 0..<20 {
-                let image = corpus.images[load % corpus.images.count]
-                #expect(try Self.fetch(transport, "\(server.baseURL)/\(image.path)") == image.bytes)
-            }
-            #expect(server.connectionCounts.open == 1)
-            // Watched for writing while it connects, then for reading; before, also a removal as
-            // each load ended and an addition as the next began (42 changes here).
-            #expect(loop.epollChanges <= 3, "\(loop.epollChanges) epoll changes for 20 loads on one connection")
-            #expect(loop.registrationMismatches() == 0)
         }
     }
 
@@ -156,26 +163,21 @@ struct CurlLoopTests {
             let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 10,
                                          faults: try ServerFaults(parsing: "reset=100%"))
             defer { server.shutdown() }
-            let loop = CurlLoop()
             // A new socket the loop wrongly believed watched would wait out these minutes.
-            let transport = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 120_000, stallMilliseconds: 120_000),
-                                               client: 1, loop: loop)
-            defer {
-                transport.shutdown()
-                loop.stop()
-            }
-            for image in corpus.images {
-                do throws(FetchError) {
-                    _ = try Self.fetch(transport, "\(server.baseURL)/\(image.path)")
-                    Issue.record("a reset load succeeded")
-                } catch {
-                    #expect(LoadFailure.fetch(error).errorClass == .connection, "\(error)")
+            try Self.withUser(FetchLimits(timeoutMilliseconds: 120_000, stallMilliseconds: 120_000)) { (loop, transport) throws in
+                for image in corpus.images {
+                    do throws(FetchError) {
+                        _ = try Self.fetch(transport, "\(server.baseURL)/\(image.path)")
+                        Issue.record("a reset load succeeded")
+                    } catch {
+                        #expect(LoadFailure.fetch(error).errorClass == .connection, "\(error)")
+                    }
                 }
+                #expect(server.counts.faults == [.reset: 6])
+                // Each reset socket closed while watched for reading, as the next one first is.
+                #expect(loop.registrationMismatches() == 0)
+                #expect(transport.wire?.snapshot.connectionsOpened == 6, "each reset connection replaced by a new one")
             }
-            #expect(server.counts.faults == [.reset: 6])
-            // Each reset socket closed while watched for reading, as the next one first is.
-            #expect(loop.registrationMismatches() == 0)
-            #expect(transport.wire?.snapshot.connectionsOpened == 6, "each reset connection replaced by a new one")
         }
     }
 
@@ -187,27 +189,23 @@ struct CurlLoopTests {
             let server = try ImageServer(files: ServedFiles(corpus: corpus), profile: NetworkProfile.presets[0], seed: 11,
                                          limits: ConnectionLimits(requestTimeout: 0.3))
             defer { server.shutdown() }
-            let loop = CurlLoop()
-            let transport = CurlMultiTransport(limits: FetchLimits(), client: 1, loop: loop)
-            defer {
-                transport.shutdown()
-                loop.stop()
+            try Self.withUser { (loop, transport) throws in
+                let url = "\(server.baseURL)/\(corpus.images[0].path)"
+                #expect(try Self.fetch(transport, url) == corpus.images[0].bytes)
+                let idle = loop.epollChanges
+                // Its end of the connection readable in the loop's epoll set: taken out of it (a
+                // readable socket left there would wake every wait).
+                let waited = Date()
+                while loop.epollChanges == idle && Date().timeIntervalSince(waited) < 30 { usleep(5_000) }
+                #expect(loop.epollChanges == idle + 1)
+                usleep(50_000)
+                #expect(loop.epollChanges == idle + 1, "let go of once, not watched again")
+                // curl closes the dead connection (through the loop) and opens one, often with the
+                // same descriptor number: registered afresh, not taken for the old registration.
+                #expect(try Self.fetch(transport, url) == corpus.images[0].bytes)
+                #expect(transport.wire?.snapshot.connectionsOpened == 2)
+                #expect(loop.registrationMismatches() == 0)
             }
-            let url = "\(server.baseURL)/\(corpus.images[0].path)"
-            #expect(try Self.fetch(transport, url) == corpus.images[0].bytes)
-            let idle = loop.epollChanges
-            // Its end of the connection readable in the loop's epoll set: taken out of it (a
-            // readable socket left there would wake every wait).
-            let waited = Date()
-            while loop.epollChanges == idle && Date().timeIntervalSince(waited) < 30 { usleep(5_000) }
-            #expect(loop.epollChanges == idle + 1)
-            usleep(50_000)
-            #expect(loop.epollChanges == idle + 1, "let go of once, not watched again")
-            // curl closes the dead connection (through the loop) and opens one, often with the
-            // same descriptor number: registered afresh, not taken for the old registration.
-            #expect(try Self.fetch(transport, url) == corpus.images[0].bytes)
-            #expect(transport.wire?.snapshot.connectionsOpened == 2)
-            #expect(loop.registrationMismatches() == 0)
         }
     }
 
@@ -223,27 +221,23 @@ struct CurlLoopTests {
             defer { full.close() }
             let filler = try RawConnection(port: full.port)
             defer { _ = Glibc.close(filler.descriptor) }
-            let loop = CurlLoop()
-            let stalled = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 300, stallMilliseconds: 300), client: 1, loop: loop)
-            defer {
-                stalled.shutdown()
-                loop.stop()
-            }
-            for client in 2...4 {
-                do throws(FetchError) {
-                    _ = try Self.fetch(stalled, "http://127.0.0.1:\(full.port)/\(corpus.images[0].path)")
-                    Issue.record("a load to a full listener succeeded")
-                } catch {
-                    #expect(LoadFailure.fetch(error).errorClass == .timeout, "\(error)")
+            try Self.withUser(FetchLimits(timeoutMilliseconds: 300, stallMilliseconds: 300)) { (loop, stalled) throws in
+                for client in 2...4 {
+                    do throws(FetchError) {
+                        _ = try Self.fetch(stalled, "http://127.0.0.1:\(full.port)/\(corpus.images[0].path)")
+                        Issue.record("a load to a full listener succeeded")
+                    } catch {
+                        #expect(LoadFailure.fetch(error).errorClass == .timeout, "\(error)")
+                    }
+                    // A new user's first connection takes the lowest free number: the closed one's.
+                    // Taken for its old registration (watched for writing, as this one first is),
+                    // it would never be heard of and fail at its connect timeout.
+                    let live = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 20_000, stallMilliseconds: 20_000),
+                                                  client: client, loop: loop)
+                    defer { live.shutdown() }
+                    #expect(try Self.fetch(live, "\(server.baseURL)/\(corpus.images[0].path)") == corpus.images[0].bytes)
+                    #expect(loop.registrationMismatches() == 0)
                 }
-                // A new user's first connection takes the lowest free number: the closed one's.
-                // Taken for its old registration (watched for writing, as this one first is), it
-                // would never be heard of and fail at its connect timeout.
-                let live = CurlMultiTransport(limits: FetchLimits(timeoutMilliseconds: 20_000, stallMilliseconds: 20_000),
-                                              client: client, loop: loop)
-                defer { live.shutdown() }
-                #expect(try Self.fetch(live, "\(server.baseURL)/\(corpus.images[0].path)") == corpus.images[0].bytes)
-                #expect(loop.registrationMismatches() == 0)
             }
         }
     }
