@@ -74,12 +74,15 @@ struct LoadRequest: Sendable {
     let url: String
     /// The memory and disk cache key.
     let cacheKey: CacheKey
+    /// `url` as a key (hashed once): what the network thread finds its parsed form by.
+    let urlKey: CacheKey
     /// The body size if known in advance (the corpus), for savings accounting.
     let expectedBytes: Int?
 
-    init(url: String, cacheKey: CacheKey? = nil, expectedBytes: Int?) {
+    init(url: String, cacheKey: CacheKey? = nil, urlKey: CacheKey? = nil, expectedBytes: Int?) {
         self.url = url
-        self.cacheKey = cacheKey ?? CacheKey(url)
+        self.urlKey = urlKey ?? CacheKey(url)
+        self.cacheKey = cacheKey ?? self.urlKey
         self.expectedBytes = expectedBytes
     }
 }

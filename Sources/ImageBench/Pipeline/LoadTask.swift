@@ -25,7 +25,7 @@ final class LoadTask: Sendable {
 
     /// The fetch of attempt `attempt` (from 1), as the transport takes it.
     func fetch(attempt: Int) -> FetchRequest {
-        FetchRequest(url: request.url, expectedBytes: request.expectedBytes, attempt: attempt, token: token,
+        FetchRequest(url: request.url, urlKey: request.urlKey, expectedBytes: request.expectedBytes, attempt: attempt, token: token,
                      bodyObserver: observers.body, partials: observers.partials)
     }
 }

@@ -58,7 +58,7 @@ final class LoadRegistry {
                submit: Bool = true) -> Int {
         let loadID = nextLoadID
         nextLoadID += 1
-        let task = LoadTask(id: loadID, request: LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
+        let task = LoadTask(id: loadID, request: LoadRequest(url: image.url, cacheKey: image.cacheKey, urlKey: image.urlKey, expectedBytes: image.expectedBytes),
                             priority: prefetchRow == nil ? .visible : .prefetch, submittedAt: submittedAt, observers: observe(loadID))
         let job = LoadJob(task, work: makeWork(task))
         loads[loadID] = ActiveLoad(job: job, key: image.cacheKey, imageID: imageID, origin: origin,

@@ -128,7 +128,9 @@ struct RunTally {
     /// A worker's report, whatever became of its load.
     mutating func account(_ completion: LoadCompletion) {
         live?.account(completion)
-        timeline.completed(completion, at: completion.finishedAt - min(completion.finishedAt, origin))
+        // Through `own`, not `timeline`: a mutation through the computed property copies the whole
+        // series (every second's histograms) and writes it back, on every completion.
+        own.timeline.completed(completion, at: completion.finishedAt - min(completion.finishedAt, origin))
         bytesDownloaded += completion.bytesReceived
         retries += completion.attempts - 1
         if completion.source == .network {

@@ -17,7 +17,7 @@ extension ScrollRun {
             registry.join(id, loadID)
         } else if settings.diskRead == .main, let diskCache, diskCache.contains(image.cacheKey.text),
                   let completion = pipeline.loadFromDiskNaively(
-                      LoadRequest(url: image.url, cacheKey: image.cacheKey, expectedBytes: image.expectedBytes),
+                      LoadRequest(url: image.url, cacheKey: image.cacheKey, urlKey: image.urlKey, expectedBytes: image.expectedBytes),
                       id: registry.nextID, submittedAt: clock.now()) {
             // The classic mistake: read and decode the cached file right here in cellForRow.
             let id = appeared(.disk)

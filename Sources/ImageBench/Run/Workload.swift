@@ -52,12 +52,15 @@ struct ImageReference: Sendable, Equatable {
     /// What caches and request merging key on: the URL, or for the embedded server a name that
     /// does not change with its ephemeral port, so a disk cache stays warm between runs.
     let cacheKey: CacheKey
+    /// The URL as a key, hashed once here rather than at each of its requests (`ParsedURLs`).
+    let urlKey: CacheKey
     let expectedBytes: Int?
     let sourcePixels: Int?
 
     init(url: String, cacheKey: String? = nil, expectedBytes: Int?, sourcePixels: Int?) {
         self.url = url
-        self.cacheKey = CacheKey(cacheKey ?? url)
+        urlKey = CacheKey(url)
+        self.cacheKey = cacheKey.map { CacheKey($0) } ?? urlKey
         self.expectedBytes = expectedBytes
         self.sourcePixels = sourcePixels
     }

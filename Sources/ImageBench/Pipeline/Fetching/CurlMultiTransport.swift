@@ -164,7 +164,7 @@ final class CurlMultiTransport: Transport, @unchecked Sendable {
                 continue
             }
             let easy = spare.popLast() ?? adopted(CurlEasy(limits: limits, client: client, keepsBodies: keepsBodies, cancelsItself: false, wire: wire))
-            easy.prepare(request.fetch, parsedURL: loop.parsedURLs.handle(for: request.fetch.url))
+            easy.prepare(request.fetch, parsedURL: loop.parsedURLs.handle(for: request.fetch.urlKey ?? CacheKey(request.fetch.url)))
             curl_multi_add_handle(multi, easy.handle)
             active[easy.handle] = (easy, request.completion)
         }

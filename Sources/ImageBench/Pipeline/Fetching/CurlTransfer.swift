@@ -12,9 +12,9 @@ final class CurlTransfer {
     var tooLarge = false
     /// When the transfer began, its response's first byte came (nil: none did), and when it
     /// began or its last byte arrived.
-    let startedAt = MonotonicClock().now()
+    let startedAt: UInt64
     var firstByteAt: UInt64?
-    lazy var lastActivity = startedAt
+    var lastActivity: UInt64
     var stalled = false
     /// The blank line that ends a response's headers arrived (of the last response, after redirects
     /// and 100 Continue).
@@ -30,6 +30,8 @@ final class CurlTransfer {
     init(token: LoadToken, maxBytes: Int, expectedBytes: Int?, keepsBody: Bool = true, url: String = "",
          observer: (any BodyObserver)? = nil, partials: PartialDownloads? = nil, resumeFrom: PartialDownloads.Entry? = nil) {
         self.token = token
+        startedAt = MonotonicClock().now()
+        lastActivity = startedAt
         self.url = url
         self.partials = partials
         if partials != nil { resume = ResumeState(from: resumeFrom) }

@@ -10,7 +10,9 @@ import CCurl
 /// and copies what it needs, so many transfers may use one at once; the handles live until the
 /// loop is gone, after every transfer that used them.
 final class ParsedURLs {
-    private var handles: [String: OpaquePointer] = [:]
+    /// By the URL's key, whose hash was worked out once with its image (`ImageReference.urlKey`):
+    /// hashing the text at every request cost more than the rest of the lookup.
+    private var handles: [CacheKey: OpaquePointer] = [:]
     /// At most this many distinct URLs are kept (about 200 bytes each); later ones go as text.
     let capacity: Int
 
@@ -26,14 +28,14 @@ final class ParsedURLs {
 
     /// The parsed handle for `url`, or nil: a URL curl cannot parse goes as text, so that curl
     /// reports it as it always has, and so does one past `capacity`.
-    func handle(for url: String) -> OpaquePointer? {
+    func handle(for url: CacheKey) -> OpaquePointer? {
         if let handle = handles[url] { return handle }
         guard handles.count < capacity, let handle = curl_url() else { return nil }
         // The flags curl itself parses CURLOPT_URL with (lib/url.c, parseurlandfillconn): a URL
         // without a scheme is guessed as it would be, and an unsupported scheme parses here so
         // that the transfer refuses it with curl's usual error.
         let flags = UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)
-        guard curl_url_set(handle, CURLUPART_URL, url, flags) == CURLUE_OK else {
+        guard curl_url_set(handle, CURLUPART_URL, url.text, flags) == CURLUE_OK else {
             curl_url_cleanup(handle)
             return nil
         }

@@ -20,6 +20,8 @@ enum TransportKind: String, Sendable, Codable, CaseIterable {
 /// One attempt at one load's bytes, as a transport takes it.
 struct FetchRequest: Sendable {
     let url: String
+    /// `url` with its hash worked out (nil: none was), for the transports that look it up.
+    let urlKey: CacheKey?
     /// The body size if known in advance (the corpus): the first buffer is sized to it.
     let expectedBytes: Int?
     /// From 1; a retry sends it (`X-Imgbench-Attempt`) so the embedded server's injected faults
@@ -33,9 +35,10 @@ struct FetchRequest: Sendable {
     /// cancelled.
     var partials: PartialDownloads?
 
-    init(url: String, expectedBytes: Int? = nil, attempt: Int = 1, token: LoadToken = LoadToken(),
+    init(url: String, urlKey: CacheKey? = nil, expectedBytes: Int? = nil, attempt: Int = 1, token: LoadToken = LoadToken(),
          bodyObserver: (any BodyObserver)? = nil, partials: PartialDownloads? = nil) {
         self.url = url
+        self.urlKey = urlKey
         self.expectedBytes = expectedBytes
         self.attempt = attempt
         self.token = token

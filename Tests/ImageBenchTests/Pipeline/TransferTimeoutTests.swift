@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import ImageBench
+
+/// `--timeout` bounds a whole transfer, even one whose bytes never stop coming (so the stall rule
+/// never fires). The blocking transport leaves it to curl (CURLOPT_TIMEOUT_MS); the multi
+/// transport's loop keeps it in its sweep instead, since curl's timers cost each transfer some
+/// 1,700 instructions. Both must end such a transfer as a timeout, with the bytes it got.
+@Suite("transfer timeout")
+struct TransferTimeoutTests {
+    @Test("a body still trickling in at --timeout ends as a timeout with the bytes it got, on either transport")
+    func tricklingBodyTimesOut() async throws {
+        try await onOwnThread {
+            for kind in TransportKind.allCases {
+                let listener = try Listener()
+                defer { listener.close() }
+                let sent = Self.trickle(listener)
+                let transport = kind.make(limits: FetchLimits(timeoutMilliseconds: 1_000, stallMilliseconds: 60_000))
+                defer { transport.shutdown() }
+                do throws(FetchError) {
+                    let result = try transport.fetch("http://127.0.0.1:\(listener.port)/a.jpg")
+                    Issue.record("\(kind): the transfer outlived --timeout and delivered \(result.bytes.count) bytes")
+                } catch {
+                    // Only --timeout can end it: bytes come every 20 ms, the stall rule waits a minute.
+                    guard case .timeout(let partial) = error else { Issue.record("\(kind): \(error)"); continue }
+                    #expect(partial.bytes > 0 && partial.bytes < Self.bodyBytes, "\(kind): \(partial.bytes) bytes")
+                }
+                // The peer saw the transfer end: its sends fail once the client has closed.
+                #expect(waitUntil(deadline: 30) { sent.withLockedValue { $0.ended } }, "\(kind)")
+            }
+        }
+    }
+
+    static let bodyBytes = 1_000_000
+
+    /// Answers one request with a 1 MB body, 100 bytes every 20 ms (5 kB/s: minutes for all of
+    /// it), until the client goes away or a minute has passed.
+    static func trickle(_ listener: Listener) -> Locked<(bytes: Int, ended: Bool)> {
+        let sent = Locked<(bytes: Int, ended: Bool)>((0, false))
+        let descriptor = listener.descriptor
+        Thread.detachNewThread {
+            defer { sent.withLockedValue { $0.ended = true } }
+            var client: Int32 = -1
+            for _ in 0..<3_000 where client < 0 {
+                client = accept(descriptor, nil, nil)
+                if client < 0 { usleep(10_000) }
+            }
+            guard client >= 0 else { return }
+            defer { _ = Glibc.close(client) }
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            guard read(client, &buffer, buffer.count) > 0 else { return }
+            let head = Array("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(bodyBytes)\r\n\r\n".utf8)
+            guard send(client, head, head.count, Int32(MSG_NOSIGNAL)) == head.count else { return }
+            let piece = [UInt8](repeating: 0x55, count: 100)
+            for _ in 0..<3_000 {
+                guard send(client, piece, piece.count, Int32(MSG_NOSIGNAL)) == piece.count else { return }
+                sent.withLockedValue { $0.bytes += piece.count }
+                usleep(20_000)
+            }
+        }
+        return sent
+    }
+}
