@@ -25,9 +25,10 @@ final class CurlEasy: @unchecked Sendable {
     /// Where each finished transfer's wire figures go (a run's user's transport), if anywhere.
     let wire: WireLedger?
     /// Whether curl enforces `--timeout` (`CURLOPT_TIMEOUT_MS` and a connect timeout) or the
-    /// multi transport's sweep does (`isStalled`, every tick of its loop): curl's two timers cost
-    /// each transfer about 1,700 instructions (callgrind of scripts/curl-floor.c with and without
-    /// them: 60,900 and 62,600 a request).
+    /// multi transport's sweep does (`isStalled`, every tick of its loop, so within 100 ms):
+    /// curl's two timers cost each transfer about 1,700 instructions (callgrind of
+    /// scripts/curl-floor.c with and without them: 62,600 and 60,900 a request). A timeout under
+    /// a second stays with curl, whose timer keeps it to the millisecond.
     private let curlTimesOut: Bool
 
     /// `cancelsItself` false: the caller removes cancelled transfers itself (the multi transport's
@@ -40,7 +41,7 @@ final class CurlEasy: @unchecked Sendable {
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         self.handle = handle
         self.limits = limits
-        curlTimesOut = cancelsItself
+        curlTimesOut = cancelsItself || limits.timeoutMilliseconds < 1_000
         ib_curl_easy_set_long(handle, CURLOPT_NOSIGNAL, 1)  // signals and threads do not mix
         ib_curl_easy_set_long(handle, CURLOPT_TCP_NODELAY, 1)
         ib_curl_easy_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
