@@ -23,6 +23,8 @@ public enum FlagRanges {
     /// The embedded corpus is generated and held in memory: about 27 kB an image, 270 MB at most.
     public static let embeddedImages = 1...10_000
     static let timeoutSeconds = 0.001...3_600
+    /// `--user-agent`'s longest text (bytes): browsers' run to about 200.
+    static let userAgentLength = 256
     static let stallTimeoutSeconds = 1...3_600
     static let retries = 0...10
     /// `--max-error-rate`, a share of HTTP requests: 0 (any failure) to 1 (rank whatever fails).

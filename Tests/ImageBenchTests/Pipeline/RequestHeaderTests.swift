@@ -24,13 +24,14 @@ struct RequestHeaderTests {
     }
 
     /// The header lines of the request a fetcher for user 7 sends.
-    static func requestLines(namesUsers: Bool) throws -> [String] {
+    static func requestLines(namesUsers: Bool, userAgent: String? = nil) throws -> [String] {
         let listener = try Listener()
         defer { listener.close() }
         let finished = DispatchSemaphore(value: 0)
         let url = "http://127.0.0.1:\(listener.port)/img/1.jpg"
         var limits = FetchLimits(timeoutMilliseconds: 2_000, stallMilliseconds: 1_000)
         limits.namesUsers = namesUsers
+        limits.userAgent = userAgent
         Thread.detachNewThread { [limits] in
             // Nobody answers: the fetch times out once the request is read.
             _ = try? CurlFetcher(limits: limits, client: 7).fetch(url, expectedBytes: nil, token: LoadToken())
@@ -56,5 +57,20 @@ struct RequestHeaderTests {
         let lines = try Self.requestLines(namesUsers: false)
         #expect(lines.filter { $0.lowercased().hasPrefix("user-agent:") } == ["User-Agent: imgbench/\(ImageBenchVersion.current)"])
         #expect(!lines.contains { $0.lowercased().hasPrefix("x-imgbench-client") }, "\(lines)")
+    }
+
+    @Test("--user-agent: a request sends the text given as its one User-Agent, and none for \"\"; a line break is refused")
+    func chosenUserAgent() throws {
+        let phone = "FeedApp/3.2 CFNetwork/1404.0.5 Darwin/22.3.0"
+        let plan = try RunOptions(parsing: ["--user-agent", phone]).plan()
+        #expect(plan.settings.fetchLimits.userAgent == phone)
+        let lines = try Self.requestLines(namesUsers: false, userAgent: plan.settings.fetchLimits.userAgent)
+        #expect(lines.filter { $0.lowercased().hasPrefix("user-agent:") } == ["User-Agent: \(phone)"])
+        let none = try Self.requestLines(namesUsers: false, userAgent: try RunOptions(parsing: ["--user-agent", ""]).plan().settings.fetchLimits.userAgent)
+        #expect(!none.contains { $0.lowercased().hasPrefix("user-agent") }, "\(none)")
+        let refusal = "--user-agent: printable ASCII only, at most \(FlagRanges.userAgentLength) characters"
+        #expect(RunFlagEdgeTests.refusal(["--user-agent", "x\r\nX-Injected: 1"]) == refusal)
+        #expect(RunFlagEdgeTests.refusal(["--user-agent", String(repeating: "a", count: FlagRanges.userAgentLength + 1)]) == refusal)
+        #expect(RunFlagEdgeTests.refusal(["--user-agent", String(repeating: "a", count: FlagRanges.userAgentLength)]) == "accepted")
     }
 }

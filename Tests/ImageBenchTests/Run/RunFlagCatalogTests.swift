@@ -28,7 +28,7 @@ struct RunFlagCatalogTests {
         "threshold": ["--threshold", "errors <= 0", "--threshold", "display_p95_ms < 100"], "inject": ["--inject", "decode=+1ms"],
         "metrics-address": ["--metrics-address", "[::1]:9464"],
         // Any readable file passes the plan's check (curl reads it as PEM at the first HTTPS request).
-        "http": ["--http", "2"], "ca-file": ["--ca-file", "/etc/passwd"], "tls": ["--tls"],
+        "http": ["--http", "2"], "ca-file": ["--ca-file", "/etc/passwd"], "user-agent": ["--user-agent", "FeedApp/3.2 (iPhone; iOS 17.0)"], "tls": ["--tls"],
     ]
 
     /// Flags for `imgbench run` itself: they change the output, never the plan.

@@ -31,6 +31,9 @@ final class CurlEasy: @unchecked Sendable {
     /// a second stays with curl, whose timer keeps it to the millisecond.
     private let curlTimesOut: Bool
 
+    /// The User-Agent line each request sends (nil: none), worked out once.
+    private let userAgentLine: String?
+
     /// `cancelsItself` false: the caller removes cancelled transfers itself (the multi transport's
     /// loop does, at once), so curl need not call back on every progress step to ask.
     init(limits: FetchLimits, client: Int = 0, keepsBodies: Bool = true, cancelsItself: Bool = true, wire: WireLedger? = nil) {
@@ -42,6 +45,7 @@ final class CurlEasy: @unchecked Sendable {
         self.handle = handle
         self.limits = limits
         curlTimesOut = cancelsItself || limits.timeoutMilliseconds < 1_000
+        userAgentLine = Self.userAgentLine(limits)
         ib_curl_easy_set_long(handle, CURLOPT_NOSIGNAL, 1)  // signals and threads do not mix
         ib_curl_easy_set_long(handle, CURLOPT_TCP_NODELAY, 1)
         ib_curl_easy_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
@@ -85,6 +89,12 @@ final class CurlEasy: @unchecked Sendable {
 
     static let userAgent = "User-Agent: imgbench/\(ImageBenchVersion.current)"
 
+    /// The User-Agent header line `limits` asks for; nil for none (`--user-agent ""`).
+    static func userAgentLine(_ limits: FetchLimits) -> String? {
+        guard let agent = limits.userAgent else { return userAgent }
+        return agent.isEmpty ? nil : "User-Agent: \(agent)"
+    }
+
     deinit {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headers)
@@ -111,7 +121,7 @@ final class CurlEasy: @unchecked Sendable {
             headers = nil
             // The User-Agent goes in this list rather than CURLOPT_USERAGENT: curl 7.88 formats that
             // option into every request twice, a byte at a time (about 4,000 instructions a request).
-            headers = curl_slist_append(headers, Self.userAgent)
+            if let userAgentLine { headers = curl_slist_append(headers, userAgentLine) }
             if attempt > 1 { headers = curl_slist_append(headers, "X-Imgbench-Attempt: \(attempt)") }
             if client > 0 { headers = curl_slist_append(headers, "X-Imgbench-Client: \(client)") }
             if let resumeFrom {

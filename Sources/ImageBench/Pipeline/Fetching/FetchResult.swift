@@ -87,8 +87,8 @@ struct FetchResult: Sendable {
     }
 }
 
-/// Limits that protect a fetch from a server that stalls or sends too much, and the two settings
-/// of how it connects: the HTTP version asked for and the certificate authority trusted.
+/// Limits that protect a fetch from a server that stalls or sends too much, and how it connects
+/// and names itself: the HTTP version asked for, the certificate authority trusted, the User-Agent.
 struct FetchLimits: Sendable, Equatable, Codable {
     /// Whole-request time limit (`--timeout`), 10 s by default.
     var timeoutMilliseconds: Int
@@ -108,8 +108,11 @@ struct FetchLimits: Sendable, Equatable, Codable {
     /// scanning and formatting one more header (a tenth of what a load test's user adds to
     /// libcurl's floor). Not in the plan: the run learns it from the source's answer.
     var namesUsers = true
+    /// `--user-agent`: what each request names itself; nil, imgbench and its version; empty, no
+    /// User-Agent header at all (curl sends none of its own).
+    var userAgent: String?
 
-    private enum CodingKeys: String, CodingKey { case timeoutMilliseconds, maxBytes, stallMilliseconds, http, caFile }
+    private enum CodingKeys: String, CodingKey { case timeoutMilliseconds, maxBytes, stallMilliseconds, http, caFile, userAgent }
 
     var httpVersion: HTTPVersion { http ?? .http1_1 }
 

@@ -81,6 +81,18 @@ extension RunFlag {
                     target.plan.settings.fetchLimits.caFile = text
                 },
                 words: { plan in plan.settings.fetchLimits.caFile.map { ["--ca-file", $0] } ?? [] }),
+        RunFlag("user-agent", value: "text", group: .network,
+                help: "The User-Agent each request sends: a phone app's, to be served and logged as phones are; \"\" sends none (as wrk). Printable ASCII, at most \(FlagRanges.userAgentLength) characters.",
+                default: "imgbench/\(ImageBenchVersion.current)",
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    // A line break would end the header and start another: refused, not escaped.
+                    guard text.utf8.count <= FlagRanges.userAgentLength, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+                        throw PlanError("--user-agent: printable ASCII only, at most \(FlagRanges.userAgentLength) characters")
+                    }
+                    target.plan.settings.fetchLimits.userAgent = text
+                },
+                words: { plan in plan.settings.fetchLimits.userAgent.map { ["--user-agent", $0] } ?? [] }),
         integer("max-bytes", group: .network, help: "Refuse bodies larger than this many bytes \(FlagRanges.help(FlagRanges.maxBytes)).",
                 range: FlagRanges.maxBytes, default: FetchLimits().maxBytes, at: \.settings.fetchLimits.maxBytes),
     ]
