@@ -59,7 +59,7 @@ struct RequestHeaderTests {
         #expect(!lines.contains { $0.lowercased().hasPrefix("x-imgbench-client") }, "\(lines)")
     }
 
-    @Test("--user-agent: a request sends the text given as its one User-Agent, and none for \"\"; a line break is refused")
+    @Test("--user-agent: a request sends the text given as its one User-Agent, and none for \"\"; a line break, non-ASCII and spaces alone are refused")
     func chosenUserAgent() throws {
         let phone = "FeedApp/3.2 CFNetwork/1404.0.5 Darwin/22.3.0"
         let plan = try RunOptions(parsing: ["--user-agent", phone]).plan()
@@ -72,5 +72,9 @@ struct RequestHeaderTests {
         #expect(RunFlagEdgeTests.refusal(["--user-agent", "x\r\nX-Injected: 1"]) == refusal)
         #expect(RunFlagEdgeTests.refusal(["--user-agent", String(repeating: "a", count: FlagRanges.userAgentLength + 1)]) == refusal)
         #expect(RunFlagEdgeTests.refusal(["--user-agent", String(repeating: "a", count: FlagRanges.userAgentLength)]) == "accepted")
+        #expect(RunFlagEdgeTests.refusal(["--user-agent", "Café/1.0"]) == refusal)
+        #expect(RunFlagEdgeTests.refusal(["--user-agent", "   "]) == "--user-agent: only spaces (\"\" sends no User-Agent)")
+        // The default given is the default: the same plan as without the flag.
+        #expect(try RunOptions(parsing: ["--user-agent", FetchLimits.defaultUserAgent]).plan().settings.fetchLimits.userAgent == nil)
     }
 }

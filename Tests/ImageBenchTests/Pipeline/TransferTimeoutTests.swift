@@ -4,8 +4,8 @@ import Testing
 
 /// `--timeout` bounds a whole transfer, even one whose bytes never stop coming (so the stall rule
 /// never fires). The blocking transport leaves it to curl (CURLOPT_TIMEOUT_MS); the multi
-/// transport's loop keeps one of a second or more in its sweep instead, since curl's timers cost
-/// each transfer some 1,700 instructions, and leaves a shorter one to curl. Every way must end
+/// transport's loop keeps one of a second or more in its sweep instead, since curl's timer costs
+/// each transfer some 800 instructions, and leaves a shorter one to curl. Every way must end
 /// such a transfer as a timeout, with the bytes it got.
 @Suite("transfer timeout")
 struct TransferTimeoutTests {

@@ -24,11 +24,11 @@ final class CurlEasy: @unchecked Sendable {
     let keepsBodies: Bool
     /// Where each finished transfer's wire figures go (a run's user's transport), if anywhere.
     let wire: WireLedger?
-    /// Whether curl enforces `--timeout` (`CURLOPT_TIMEOUT_MS` and a connect timeout) or the
-    /// multi transport's sweep does (`isStalled`, every tick of its loop, so within 100 ms):
-    /// curl's two timers cost each transfer about 1,700 instructions (callgrind of
-    /// scripts/curl-floor.c with and without them: 62,600 and 60,900 a request). A timeout under
-    /// a second stays with curl, whose timer keeps it to the millisecond.
+    /// Whether curl enforces `--timeout` over the whole transfer (`CURLOPT_TIMEOUT_MS`) or the
+    /// multi transport's sweep does (`isStalled`, every tick of its loop, so within 100 ms): that
+    /// timer costs curl about 800 instructions a transfer beside the connect timeout's (callgrind
+    /// of scripts/curl-floor.c: 62,600 a request with both, 61,800 with the connect timeout only).
+    /// A timeout under a second stays with curl, whose timer keeps it to the millisecond.
     private let curlTimesOut: Bool
 
     /// The User-Agent line each request sends (nil: none), worked out once.
@@ -54,10 +54,11 @@ final class CurlEasy: @unchecked Sendable {
         // or gopher:// is refused by curl before any connection.
         ib_curl_easy_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         ib_curl_easy_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        if curlTimesOut {
-            ib_curl_easy_set_long(handle, CURLOPT_TIMEOUT_MS, limits.timeoutMilliseconds)
-            ib_curl_easy_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(5_000, limits.timeoutMilliseconds))
-        }
+        if curlTimesOut { ib_curl_easy_set_long(handle, CURLOPT_TIMEOUT_MS, limits.timeoutMilliseconds) }
+        // Always curl's: with several addresses for a host, curl gives each connection attempt
+        // half of what is left of it (2.5 s of 5 s), so a dead first address fails over to the
+        // next; without it the budget is curl's 300 s, and the transfer would time out first.
+        ib_curl_easy_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(5_000, limits.timeoutMilliseconds))
         // A stalled transfer (no byte for `stallMilliseconds`) is found by the transports'
         // polling loops (`isStalled`), not by curl's LOW_SPEED_TIME: that averages its speed over
         // the last seconds and checks once a second, so a 1 s stall fired after about 3 s.
@@ -87,7 +88,7 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_set_xferinfo_function(handle, curlProgress)
     }
 
-    static let userAgent = "User-Agent: imgbench/\(ImageBenchVersion.current)"
+    static let userAgent = "User-Agent: \(FetchLimits.defaultUserAgent)"
 
     /// The User-Agent header line `limits` asks for; nil for none (`--user-agent ""`).
     static func userAgentLine(_ limits: FetchLimits) -> String? {
@@ -148,9 +149,7 @@ final class CurlEasy: @unchecked Sendable {
     func isStalled(now: UInt64 = MonotonicClock().now()) -> Bool {
         guard let transfer else { return false }
         if now &- transfer.lastActivity > UInt64(limits.stallMilliseconds) * 1_000_000 { transfer.stalled = true }
-        // `--timeout` where curl does not keep it: the whole transfer, as CURLOPT_TIMEOUT_MS. A
-        // connection that never completes is caught here or by the stall rule, whichever is first
-        // (curl's own connect timeout was at most 5 s: the same, at the defaults).
+        // `--timeout` where curl does not keep it: the whole transfer, as CURLOPT_TIMEOUT_MS.
         if !curlTimesOut && now &- transfer.startedAt > UInt64(limits.timeoutMilliseconds) * 1_000_000 { transfer.stalled = true }
         return transfer.stalled
     }

@@ -111,6 +111,8 @@ struct FetchLimits: Sendable, Equatable, Codable {
     /// `--user-agent`: what each request names itself; nil, imgbench and its version; empty, no
     /// User-Agent header at all (curl sends none of its own).
     var userAgent: String?
+    /// What a request names itself by default: imgbench and its version.
+    static let defaultUserAgent = "imgbench/\(ImageBenchVersion.current)"
 
     private enum CodingKeys: String, CodingKey { case timeoutMilliseconds, maxBytes, stallMilliseconds, http, caFile, userAgent }
 

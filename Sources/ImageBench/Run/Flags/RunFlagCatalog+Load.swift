@@ -83,14 +83,19 @@ extension RunFlag {
                 words: { plan in plan.settings.fetchLimits.caFile.map { ["--ca-file", $0] } ?? [] }),
         RunFlag("user-agent", value: "text", group: .network,
                 help: "The User-Agent each request sends: a phone app's, to be served and logged as phones are; \"\" sends none (as wrk). Printable ASCII, at most \(FlagRanges.userAgentLength) characters.",
-                default: "imgbench/\(ImageBenchVersion.current)",
+                default: FetchLimits.defaultUserAgent,
                 apply: { text, target throws(PlanError) in
                     guard let text else { return }
                     // A line break would end the header and start another: refused, not escaped.
                     guard text.utf8.count <= FlagRanges.userAgentLength, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
                         throw PlanError("--user-agent: printable ASCII only, at most \(FlagRanges.userAgentLength) characters")
                     }
-                    target.plan.settings.fetchLimits.userAgent = text
+                    // curl drops a header whose value is blank: spaces alone would send none unsaid.
+                    guard text.isEmpty || text.contains(where: { $0 != " " }) else {
+                        throw PlanError("--user-agent: only spaces (\"\" sends no User-Agent)")
+                    }
+                    // The default said out loud is the default: the same plan as without the flag.
+                    target.plan.settings.fetchLimits.userAgent = text == FetchLimits.defaultUserAgent ? nil : text
                 },
                 words: { plan in plan.settings.fetchLimits.userAgent.map { ["--user-agent", $0] } ?? [] }),
         integer("max-bytes", group: .network, help: "Refuse bodies larger than this many bytes \(FlagRanges.help(FlagRanges.maxBytes)).",
