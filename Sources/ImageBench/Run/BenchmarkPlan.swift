@@ -166,6 +166,7 @@ extension BenchmarkPlan {
         try R.check(s.decodeLimits.maxPixels, in: R.maxPixels, "--max-pixels")
         try R.check(s.decodeLimits.maxDecodeMegabytes, in: R.maxDecodeMB, "--max-decode-mb")
         try R.check(s.fetchLimits.maxBytes, in: R.maxBytes, "--max-bytes")
+        if let agent = s.fetchLimits.userAgent, let refusal = FetchLimits.userAgentRefusal(agent) { throw PlanError("--user-agent: \(refusal)") }
         if let images = s.imageCount {
             try R.check(images, in: s.source == .embedded ? R.embeddedImages : R.images, "--images")
         }

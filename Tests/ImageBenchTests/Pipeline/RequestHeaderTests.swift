@@ -74,6 +74,10 @@ struct RequestHeaderTests {
         #expect(RunFlagEdgeTests.refusal(["--user-agent", String(repeating: "a", count: FlagRanges.userAgentLength)]) == "accepted")
         #expect(RunFlagEdgeTests.refusal(["--user-agent", "Café/1.0"]) == refusal)
         #expect(RunFlagEdgeTests.refusal(["--user-agent", "   "]) == "--user-agent: only spaces (\"\" sends no User-Agent)")
+        // A plan read back from a file is checked as the flag is.
+        var readBack = try RunOptions(parsing: []).plan()
+        readBack.settings.fetchLimits.userAgent = "x\r\nX-Injected: 1"
+        #expect(throws: PlanError.self) { try readBack.validate() }
         // The default given is the default: the same plan as without the flag.
         #expect(try RunOptions(parsing: ["--user-agent", FetchLimits.defaultUserAgent]).plan().settings.fetchLimits.userAgent == nil)
     }

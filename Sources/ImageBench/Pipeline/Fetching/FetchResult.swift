@@ -114,6 +114,17 @@ struct FetchLimits: Sendable, Equatable, Codable {
     /// What a request names itself by default: imgbench and its version.
     static let defaultUserAgent = "imgbench/\(ImageBenchVersion.current)"
 
+    /// Why `text` cannot be sent as a User-Agent (nil: it can), for the flag and for a plan read
+    /// back from a file. A line break would end the header and start another: refused, not
+    /// escaped; spaces alone curl would drop without saying.
+    static func userAgentRefusal(_ text: String) -> String? {
+        guard text.utf8.count <= FlagRanges.userAgentLength, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+            return "printable ASCII only, at most \(FlagRanges.userAgentLength) characters"
+        }
+        guard text.isEmpty || text.contains(where: { $0 != " " }) else { return "only spaces (\"\" sends no User-Agent)" }
+        return nil
+    }
+
     private enum CodingKeys: String, CodingKey { case timeoutMilliseconds, maxBytes, stallMilliseconds, http, caFile, userAgent }
 
     var httpVersion: HTTPVersion { http ?? .http1_1 }

@@ -86,14 +86,7 @@ extension RunFlag {
                 default: FetchLimits.defaultUserAgent,
                 apply: { text, target throws(PlanError) in
                     guard let text else { return }
-                    // A line break would end the header and start another: refused, not escaped.
-                    guard text.utf8.count <= FlagRanges.userAgentLength, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-                        throw PlanError("--user-agent: printable ASCII only, at most \(FlagRanges.userAgentLength) characters")
-                    }
-                    // curl drops a header whose value is blank: spaces alone would send none unsaid.
-                    guard text.isEmpty || text.contains(where: { $0 != " " }) else {
-                        throw PlanError("--user-agent: only spaces (\"\" sends no User-Agent)")
-                    }
+                    if let refusal = FetchLimits.userAgentRefusal(text) { throw PlanError("--user-agent: \(refusal)") }
                     // The default said out loud is the default: the same plan as without the flag.
                     target.plan.settings.fetchLimits.userAgent = text == FetchLimits.defaultUserAgent ? nil : text
                 },
