@@ -91,6 +91,15 @@ int ib_curl_loop_on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, 
     return watch(data->loop, entry, events);
 }
 
+// A socket of this number opened or closed: no registration the record knew is its (a closed
+// descriptor takes its own out of the epoll set), and a new generation stops stale events.
+static void renew(ib_curl_socket *entry, int opened) {
+    entry->generation++;
+    entry->events = 0;
+    entry->watched = 0;
+    entry->opened = opened;
+}
+
 // curl's connections open and close their sockets here (ib_curl_loop_adopt), so the loop knows
 // when a registration left the epoll set with its descriptor.
 static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *address) {
@@ -102,23 +111,13 @@ static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct cur
         close(fd);
         return CURL_SOCKET_BAD;
     }
-    // A new descriptor: nothing registered is its.
-    made->generation++;
-    made->events = 0;
-    made->watched = 0;
-    made->opened = 1;
+    renew(made, 1);
     return fd;
 }
 
 static int close_socket(void *clientp, curl_socket_t fd) {
     ib_curl_loop *loop = clientp;
-    if (fd >= 0 && fd < loop->socket_capacity && loop->sockets[fd]) {
-        ib_curl_socket *closing = loop->sockets[fd];
-        closing->generation++;
-        closing->events = 0;  // closing it takes it out of the epoll set
-        closing->watched = 0;
-        closing->opened = 0;
-    }
+    if (fd >= 0 && fd < loop->socket_capacity && loop->sockets[fd]) renew(loop->sockets[fd], 0);
     return close(fd);
 }
 

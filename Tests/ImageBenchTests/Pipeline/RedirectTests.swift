@@ -27,9 +27,20 @@ struct Listener {
 
     /// Whether a connection is waiting to be accepted (someone tried).
     var wasTried: Bool {
-        let client = accept(descriptor, nil, nil)
+        let client = Glibc.accept(descriptor, nil, nil)
         if client >= 0 { _ = Glibc.close(client) }
         return client >= 0
+    }
+
+    /// The next connection made to it, waited for up to `seconds`; nil if none came.
+    func accept(within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            let client = Glibc.accept(descriptor, nil, nil)
+            if client >= 0 { return client }
+            usleep(10_000)
+        } while Date() < deadline
+        return nil
     }
 
     func close() { _ = Glibc.close(descriptor) }

@@ -7,12 +7,7 @@ struct RequestHeaderTests {
     /// The request bytes a client sent to `listener`, up to the blank line that ends its headers.
     static func request(at listener: Listener, within seconds: Double = 10) -> String {
         let deadline = Date().addingTimeInterval(seconds)
-        var client: Int32 = -1
-        while client < 0 && Date() < deadline {
-            client = accept(listener.descriptor, nil, nil)
-            if client < 0 { usleep(10_000) }
-        }
-        guard client >= 0 else { return "" }
+        guard let client = listener.accept(within: seconds) else { return "" }
         defer { _ = Glibc.close(client) }
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)

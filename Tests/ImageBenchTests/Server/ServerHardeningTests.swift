@@ -161,13 +161,7 @@ struct BrokenResponseTests {
     /// Answers one connection with `reply`, then closes it.
     static func answerOnce(_ listener: Listener, with reply: String) {
         Thread.detachNewThread {
-            var client: Int32 = -1
-            let deadline = Date().addingTimeInterval(10)
-            while client < 0 && Date() < deadline {
-                client = accept(listener.descriptor, nil, nil)
-                if client < 0 { Thread.sleep(forTimeInterval: 0.01) }
-            }
-            guard client >= 0 else { return }
+            guard let client = listener.accept(within: 10) else { return }
             var buffer = [UInt8](repeating: 0, count: 4_096)
             _ = recv(client, &buffer, buffer.count, 0)
             _ = reply.utf8CString.withUnsafeBufferPointer { send(client, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }

@@ -88,11 +88,9 @@ final class CurlEasy: @unchecked Sendable {
         ib_curl_easy_set_xferinfo_function(handle, curlProgress)
     }
 
-    static let userAgent = "User-Agent: \(FetchLimits.defaultUserAgent)"
-
     /// The User-Agent header line `limits` asks for; nil for none (`--user-agent ""`).
     static func userAgentLine(_ limits: FetchLimits) -> String? {
-        guard let agent = limits.userAgent else { return userAgent }
+        let agent = limits.userAgent ?? FetchLimits.defaultUserAgent
         return agent.isEmpty ? nil : "User-Agent: \(agent)"
     }
 
