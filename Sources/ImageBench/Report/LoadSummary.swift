@@ -16,9 +16,10 @@ struct LoadSummary: Sendable {
         init(_ histogram: LatencyHistogram) {
             count = histogram.count
             // Percentile 0 is the exact smallest value, the max its bucket's highest: histograms.json
-            // keeps both (min_us, max_us), so `imgbench report` says the same. The mean is the
-            // buckets' and could fall outside them (one request near its bucket's top printed avg
-            // below min); the true mean cannot, so it is held to them.
+            // keeps both (min_us, max_us), so `imgbench report` says the same. The mean is exact,
+            // but read from a file written before its sum was kept it is the buckets'
+            // and could fall outside them (one request near its bucket's top printed avg below
+            // min); the true mean cannot, so it is held to them.
             (min, max) = (histogram.milliseconds(atPercentile: 0), histogram.maxMilliseconds)
             avg = Swift.min(Swift.max(histogram.meanMilliseconds, min), max)
             med = histogram.milliseconds(atPercentile: 50)

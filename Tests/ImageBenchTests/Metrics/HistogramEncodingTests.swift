@@ -54,6 +54,41 @@ struct HistogramEncodingTests {
         #expect(decoded.meanMilliseconds == original.meanMilliseconds)
     }
 
+    @Test("the mean is exact, read back too; without a kept sum it is the buckets' again; a sum no values could make is refused")
+    func exactMean() throws {
+        var histogram = LatencyHistogram()
+        // 10,001 and 10,003 µs share a bucket at three digits (10,000–10,007, its middle 10,004):
+        // the buckets' mean is 10.004 ms, the exact one 10.002 ms.
+        for microseconds: UInt64 in [10_001, 10_003] { histogram.record(nanoseconds: microseconds * 1_000 + 999) }
+        #expect(histogram.meanMilliseconds == 10.002)
+        #expect(histogram.histogram.mean / 1_000 == 10.004)
+        let text = try JSONEncoder().encode(histogram)
+        #expect(try JSONDecoder().decode(LatencyHistogram.self, from: text).meanMilliseconds == 10.002)
+
+        var object = try #require(try JSONSerialization.jsonObject(with: text) as? [String: Any])
+        #expect(object["sum_us"] as? Int == 20_004)
+        object["sum_us"] = nil  // as files written before the sum was kept
+        var unknown = try JSONDecoder().decode(LatencyHistogram.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(unknown.meanMilliseconds == 10.004)
+        // Merged with a histogram whose sum is unknown, a sum is unknown either way round.
+        var merged = histogram
+        merged.add(unknown)
+        unknown.add(histogram)
+        #expect(merged.meanMilliseconds == 10.004 && unknown.meanMilliseconds == 10.004)
+        var twice = histogram
+        twice.add(histogram)
+        #expect(twice.meanMilliseconds == 10.002 && twice.count == 4)
+
+        for hostile in [20_001, 20_007, -1] {
+            object["sum_us"] = hostile
+            #expect(throws: (any Error).self, "sum_us \(hostile)") {
+                try JSONDecoder().decode(LatencyHistogram.self, from: JSONSerialization.data(withJSONObject: object))
+            }
+        }
+        object["sum_us"] = 20_006
+        #expect(try JSONDecoder().decode(LatencyHistogram.self, from: JSONSerialization.data(withJSONObject: object)).meanMilliseconds == 10.003)
+    }
+
     @Test("Python's hdrhistogram package decodes it: the same count in every bucket, and its own percentiles from them")
     func pythonReadsIt() throws {
         let original = Self.sample()
