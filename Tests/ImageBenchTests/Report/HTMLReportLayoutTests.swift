@@ -52,6 +52,21 @@ struct HTMLReportLayoutTests {
         return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range(at: 1), in: text)!]) }
     }
 
+    @Test("the configuration's command is quoted as a shell reads it back: a User-Agent with spaces is one word")
+    func commandQuoted() throws {
+        let base = Self.results()
+        var plan = base.plan
+        plan.settings.fetchLimits.userAgent = "Feed/2.1 (iPhone; iOS 18)"
+        let results = BenchmarkResults(plan: plan, results: base.results, corpusImages: 10, corpusBytes: 1_000, serverURL: base.serverURL,
+                                       traceSeconds: base.traceSeconds, startedAt: base.startedAt, environment: base.environment)
+        let html = try HTMLReport().render(results)
+        let cell = try #require(Self.captures("<tr><th>command</th><td>([^<]*)</td>", in: html).first, "no command row")
+        let command = cell.replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
+        #expect(command.hasPrefix("imgbench run ") && command.contains(" --user-agent 'Feed/2.1 (iPhone; iOS 18)'"), "\(command)")
+        // What a shell makes of it is the plan's own words.
+        #expect(try ShellWords.split(String(command.dropFirst("imgbench run ".count))) == RunArguments(results.plan).words)
+    }
+
     @Test("all-zero hitch, dropped-frame, host-late and failed-load charts and a constant users-scrolling line are left out, one sentence naming them")
     func leftOut() throws {
         let quiet = Array(repeating: Self.second(), count: 5)

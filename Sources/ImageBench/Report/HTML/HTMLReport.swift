@@ -106,7 +106,9 @@ struct HTMLReport: ReportWriter {
     func configurationTable(_ results: BenchmarkResults) -> String {
         let settings = results.plan.settings
         var rows: [(String, String)] = [
-            ("command", "imgbench run " + RunArguments(results.plan).words.joined(separator: " ")),
+            // As a shell reads it back: a word with a space (a User-Agent, a path) pasted unquoted
+            // would be several flags' worth of words.
+            ("command", (["imgbench", "run"] + RunArguments(results.plan).words).map(ShellWords.quoted).joined(separator: " ")),
             ("rows", "\(settings.rows)"), ("scroll", "\(settings.scroll.rawValue), \(settings.fps) fps, seed \(settings.seed)"),
             ("network", "\(settings.network)"), ("source", settings.source.description),
             ("strategies × limits", results.plan.strategies.map(\.rawValue).joined(separator: ", ") + " × " + results.plan.concurrencies.map(String.init).joined(separator: ", ")
