@@ -164,7 +164,7 @@ struct GateCommand: ParsableCommand {
             try FileManager.default.removeItem(at: directory.appendingPathComponent(staging))
             return fresh
         }
-        print("Baseline updated: \(baseline) (\(fresh.runs.count) runs of imgbench run \(RunArguments(plan).words.joined(separator: " ")))")
+        print("Baseline updated: \(baseline) (\(fresh.runs.count) runs of \((["imgbench", "run"] + RunArguments(plan).words).map(ShellWords.quoted).joined(separator: " ")))")
     }
 
     /// Baseline and candidate must have run the same configuration (but for the matrix and an

@@ -62,7 +62,7 @@ public struct ImgbenchProcess: Sendable, Equatable {
             let lastLine = (try? String(contentsOf: log, encoding: .utf8))?
                 .split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             let how = process.terminationReason == .exit ? "exited with \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
-            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) \(how)"
+            throw Failure(description: "\(([executable] + arguments).map(ShellWords.quoted).joined(separator: " ")) \(how)"
                 + (lastLine.map { ": \($0)" } ?? ""))
         }
         do {

@@ -33,7 +33,7 @@ public enum RecordedPlan {
             plan.warmupSeconds = 0
             return plan
         } catch {
-            throw LoadError(description: "\(file.path): cannot read its recorded arguments \(arguments.joined(separator: " ")): \(error)")
+            throw LoadError(description: "\(file.path): cannot read its recorded arguments \(arguments.map(ShellWords.quoted).joined(separator: " ")): \(error)")
         }
     }
 }

@@ -35,7 +35,7 @@ public enum ShellWords {
 
     /// `word` as a shell reads it back: as it is when it holds only safe characters, else in
     /// single quotes (a quote inside closed, escaped and reopened).
-    static func quoted(_ word: String) -> String {
+    public static func quoted(_ word: String) -> String {
         let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/=+%@×")
         guard !word.isEmpty, !word.contains(where: { !safe.contains($0) }) else {
             return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
