@@ -57,6 +57,9 @@ struct LoadSummary: Sendable {
         let usersMin: Int
         let usersMax: Int
         let thresholds: [ThresholdCheck]
+        /// Seconds of the trace played before each run and not counted (`--warmup-seconds`): its
+        /// requests reach the server too, which a k6 user, whose tool has none, must be told.
+        var warmUpSeconds: Double = 0
 
         func rate(_ count: Double) -> Double { seconds > 0 ? count / seconds : 0 }
         var failedRate: Double { requests > 0 ? Double(failed.total) / Double(requests) : 0 }
@@ -77,7 +80,13 @@ struct LoadSummary: Sendable {
             return
         }
         let thresholds = results.thresholdChecks.compactMap { try? Threshold(parsing: $0.threshold) }
-        cells = RunResult.byCell(results.results).map { Self.cell($0, thresholds: thresholds) }
+        // A virtual run plays none (`Benchmark.run`).
+        let warmUp = results.plan.settings.isVirtual ? 0 : results.plan.warmupSeconds
+        cells = RunResult.byCell(results.results).map { runs in
+            var cell = Self.cell(runs, thresholds: thresholds)
+            cell.warmUpSeconds = warmUp
+            return cell
+        }
     }
 
     init(cells: [Cell]) { self.cells = cells }

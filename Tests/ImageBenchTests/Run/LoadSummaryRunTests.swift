@@ -7,7 +7,7 @@ extension ChildProcessRuns {
     @Suite("The load summary", .serialized)
     struct LoadSummaryRunTests {
         static let figures = ["http_reqs", "http_req_failed", "http_statuses", "http_req_duration", "http_req_waiting",
-                              "http_req_connecting", "connections", "data_received", "data_sent", "sessions", "vus", "thresholds"]
+                              "http_req_connecting", "connections", "data_received", "data_sent", "sessions", "vus", "warm_up", "thresholds"]
 
         @Test("--clients 3 --no-decode: the terminal opens with every k6 figure per cell and no app verdict; summary.json's figures add up to summary.csv's; report.md and report.html show it; Chromium draws the table")
         func loadTest() async throws {
@@ -24,7 +24,7 @@ extension ChildProcessRuns {
                 // One threshold kept and one broken: the run exits 1, and each cell says which.
                 let run = try Fixtures.imgbench(["--clients", "3", "--no-decode", "--rows", "200", "--duration", "3s",
                                                  "--strategies", "threads,gcd", "--threshold", "error_rate < 1%",
-                                                 "--threshold", "http_requests < 2", "--out", out.path])
+                                                 "--threshold", "http_requests < 2", "--warmup-seconds", "1", "--out", out.path])
                 #expect(run.status == 1, "\(run.output)")
                 // The results open with the load summary (progress, on stderr, may come between).
                 let opening = run.output.split(separator: "\n").first { line in
@@ -41,6 +41,8 @@ extension ChildProcessRuns {
                     }
                     #expect(block.contains("thresholds............: ✓ error_rate < 1%; ✗ http_requests < 2"), "\(block.prefix(1_500))")
                     #expect(block.contains("vus...................: min=3 max=3"))
+                    // The warm-up, played before each run and not counted, is said.
+                    #expect(block.contains("warm_up...............: 1 s before each run (not counted here; the server sees its requests too"), "\(block.prefix(1_500))")
                 }
                 #expect(run.output.contains(ReportOpening.noAppVerdict) && !run.output.contains("Recommended"))
 
@@ -82,6 +84,7 @@ extension ChildProcessRuns {
                     let sessionsInCSV = try #require(row.value("sessions"))
                     #expect(sessions >= 3 && sessions == Int(sessionsInCSV))
                     #expect((cell["vus"] as? [String: Int]) == ["min": 3, "max": 3])
+                    #expect((cell["warm_up"] as? [String: Double]) == ["seconds_per_run": 1])
                     let thresholds = try #require(cell["thresholds"] as? [[String: Any]])
                     #expect(thresholds.map { $0["passed"] as? Bool } == [true, false])
                 }
