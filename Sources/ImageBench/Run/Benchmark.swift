@@ -57,10 +57,12 @@ public struct BenchmarkResults: Sendable {
             return "no image could be loaded: \(loads) network loads, \(cancelled) cancelled as their rows left, none finished "
                 + "(did the source stop answering?)"
         }
-        var classes: [ErrorClass: Int] = [:]
-        for failure in failures { if let errorClass = failure.errorClass { classes[errorClass, default: 0] += 1 } }
-        let summary = classes.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
-        return "no image could be loaded (\(summary)); first: \(first.url): \(first.errorMessage ?? "?")"
+        // Counted as the load summary counts them: loads that failed, by class, and the HTTP
+        // requests by status (a row merged into a failed load is not one more failure of either).
+        let totals = ErrorTotals(results.map(\.summary))
+        let loads = totals.failedLoads.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+        let http = totals.httpErrors.total > 0 ? "; HTTP requests: \(totals.httpErrors.listing(limit: 3)) of \(totals.requests)" : ""
+        return "no image could be loaded (failed loads: \(loads)\(http)); first: \(first.url): \(first.errorMessage ?? "?")"
     }
 }
 

@@ -66,6 +66,29 @@ extension ChildProcessRuns {
             }
         }
 
+        @Test("every image 404 after the preflight: exit 2, the failed loads and HTTP statuses counted as summary.csv counts them")
+        func every404() async throws {
+            try await onOwnThread {
+                let root = try Fixtures.temporaryDirectory("all-404")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let image = try #require(ImageCorpus.generate(count: 1, seed: 3).images.first)
+                let server = try ScriptedServer(lifetime: 90) { _, index in
+                    index == 0 ? ScriptedServer.answer("200 OK", headers: ["Content-Length: \(image.bytes.count)"], body: image.bytes)
+                        : ScriptedServer.answer("404 Not Found", headers: ["Content-Length: 0"], body: [])
+                }
+                defer { server.stop() }
+                let out = root.appendingPathComponent("out")
+                let run = try Fixtures.imgbench(["--source", "\(server.baseURL)/img/{id}.jpg", "--rows", "200", "--strategies", "threads",
+                                                 "--cancel", "none", "--out", out.path])
+                #expect(run.status == 2, "\(run.output)")
+                let summary = try ResultsDirectory(path: out.path).runs[0]
+                let loads = try #require(summary.value("errors_http_status")), requests = try #require(summary.value("http_requests"))
+                // Rows merged into a failed load are not more failures: the line counts what summary.csv does.
+                #expect(run.output.contains("no image could be loaded (failed loads: \(Int(loads)) http_status; "
+                                            + "HTTP requests: 404 ×\(Int(requests)) of \(Int(requests))); first: "), "\(run.output)")
+            }
+        }
+
         @Test("a source that stops answering after the preflight: exit 2 and why, not 'could not measure' and 0")
         func sourceDiesAfterPreflight() async throws {
             try await onOwnThread {
