@@ -17,6 +17,14 @@ struct MarkdownReport: ReportWriter {
     /// Errors, the load summary of a load test, the verdict (`ReportOpening`).
     func verdict(_ results: BenchmarkResults) -> String { ReportOpening(results).markdown }
 
+    /// Under the app's table, which has display latency columns (a load test's table has none).
+    static let latencyNote = """
+
+        Latency is display latency: from the frame a row became visible to the frame its image was displayed \
+        (memory hits count as 0 ms; rows that left first are "never shown" and not in the percentiles).
+
+        """
+
     func render(_ results: BenchmarkResults) throws -> String {
         let settings = results.plan.settings
         let partial = results.stoppedBy.map {
@@ -29,7 +37,7 @@ struct MarkdownReport: ReportWriter {
 
         \(ErrorNotes(results).markdown)\
         \(settings.rows) rows, scroll `\(settings.scroll.rawValue)` (\(String(format: "%.1f", results.traceSeconds)) s at \(settings.fps) fps), \
-        network \(settings.source == .embedded ? settings.network.description : "the source's own (not shaped)"), transport `\(settings.transport.rawValue)`, filter `\(settings.filter.rawValue)`, cancel `\(settings.cancelPolicy.rawValue)`, \
+        network \(settings.source == .embedded ? settings.network.description : "the source's own (not shaped)"), transport `\(settings.transport.rawValue)`, \(settings.decodes ? "filter `\(settings.filter.rawValue)`" : "nothing decoded or filtered (`--no-decode`)"), cancel `\(settings.cancelPolicy.rawValue)`, \
         coalescing \(settings.coalesce ? "on" : "off"), prefetch \(settings.prefetch), memory cache \(settings.memoryCacheBytes / 1_000_000) MB, \
         disk cache \(settings.diskCacheDirectory.map { "`\($0)` (\(settings.diskCacheBytes / 1_000_000) MB, read on \(settings.diskRead.rawValue))" } ?? "off"), seed \(settings.seed).
         \(settings.injection == .none ? "" : "**Injected fault (a testing aid, not a real measurement): `\(settings.injection)`.**\n")\
@@ -41,10 +49,7 @@ struct MarkdownReport: ReportWriter {
         \(FormatTable(results).markdown)\(StageTable(results).markdown)\(PipelineNotes(results).markdown)\(findings(results))\(ComparisonTable(results).markdown)
 
         \(CacheSizeReport(results).markdown)\
-
-        Latency is display latency: from the frame a row became visible to the frame its image was displayed \
-        (memory hits count as 0 ms; rows that left first are "never shown" and not in the percentiles).
-
+        \(LoadSummary.applies(to: settings) ? "" : Self.latencyNote)
         """
     }
 }

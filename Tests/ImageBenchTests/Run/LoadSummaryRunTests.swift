@@ -95,6 +95,9 @@ extension ChildProcessRuns {
                 let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
                 #expect(markdown.contains("## Load summary") && markdown.contains("| http_req_connecting |")
                         && markdown.contains(ReportOpening.noAppVerdict), "\(markdown.prefix(2_000))")
+                // Nothing decoded: no filter named, no note on display latency under a table without it.
+                #expect(markdown.contains("nothing decoded or filtered (`--no-decode`)") && !markdown.contains("filter `")
+                        && !markdown.contains("Latency is display latency"), "\(markdown)")
                 // `imgbench report` writes it again the same, thresholds judged as the run judged them.
                 let rebuilt = try Fixtures.imgbench(["report", out.path])
                 #expect(rebuilt.status == 0, "\(rebuilt.output)")
