@@ -12,7 +12,11 @@ extension LoadSummary {
             ("http_reqs", Self.count(cell.requests), Self.perSecond(cell.rate(Double(cell.requests)))),
             ("http_req_failed", Format.percent(cell.failedRate), "\(Self.count(cell.failed.total)) of \(Self.count(cell.requests))"),
             ("http_statuses", cell.statuses.map { "\($0.key) ×\(Self.count($0.count))" }.joined(separator: ", "), ""),
-            ("http_req_duration", Self.durations(cell.duration), "\(Self.count(cell.duration.count)) requests answered"),
+            // Durations are the delivered loads' (with their stages): a load cancelled after its
+            // answer arrived, or whose body failed to decode, is a 2xx without one; said so.
+            ("http_req_duration", Self.durations(cell.duration), cell.duration.count >= cell.succeeded
+                ? "\(Self.count(cell.duration.count)) requests answered"
+                : "\(Self.count(cell.duration.count)) of \(Self.count(cell.succeeded)) answered: those whose loads were delivered"),
             ("http_req_waiting", Self.durations(cell.waiting), "time to first byte"),
             ("http_req_connecting", Self.durations(cell.connecting), "\(Self.count(cell.connecting.count)) new connections"),
         ] + (cell.tlsHandshaking.count > 0 ? [("http_req_tls_handshaking", Self.durations(cell.tlsHandshaking),

@@ -17,7 +17,7 @@ struct RunTally {
     /// records at the end (`summarize`), exactly as live recording gives them.
     let recorder: DistributionRecorder
     /// The user's own distributions and second-by-second series.
-    let own: DistributionRecorder
+    private let own: DistributionRecorder
     var inCrowd: Bool { recorder !== own }
 
     var distributions: RunDistributions {
@@ -57,11 +57,32 @@ struct RunTally {
 
     var origin: UInt64 = 0
 
+    /// A load that delivered its image at `finishedAt`: its stages, and its time to first byte
+    /// in the second it finished.
+    mutating func recordStages(_ stages: StageTimes, fromNetwork: Bool, finishedAt: UInt64) {
+        if fromNetwork {
+            let offset = finishedAt - min(finishedAt, origin)
+            recorder.timeline.networkLoad(timeToFirstByte: stages.timeToFirstByte, transfer: stages.transfer, at: offset)
+        }
+        recorder.all.stages.record(stages, fromNetwork: fromNetwork)
+        guard fromNetwork else { return }
+        recorder.all.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
+        guard inCrowd else { return }
+        // A crowd user's own, for clients.csv, at two digits as its time to first byte.
+        own.all.stages.recordTimeToFirstByte(nanoseconds: stages.timeToFirstByte)
+        own.all.request.record(nanoseconds: stages.timeToFirstByte + stages.transfer)
+    }
+
     /// One image's decode time, per megapixel of its file (the crowd's, in a crowd).
     private mutating func recordDecode(nanoseconds: UInt64, sourcePixels: Int) {
         guard sourcePixels > 0 else { return }
         let perMegapixel = UInt64(Double(nanoseconds) * 1_000_000 / Double(sourcePixels))
         recorder.all.decodePerMegapixel.record(nanoseconds: perMegapixel)
+    }
+
+    /// The memory cache's hit thresholds at the run's end (the crowd's, in a crowd).
+    mutating func recordMemoryHitThresholds(_ bytes: [Int]) {
+        CacheSizeCurve.record(bytes, into: &recorder.all.memoryHitThresholds)
     }
 
     /// A crowd user's own distributions for its summary: its records' times at three digits.
@@ -116,9 +137,6 @@ struct RunTally {
             httpRequests += completion.attempts
             for failure in completion.httpFailures { httpFailures.add(failure) }
             if completion.httpCancelled { httpCancelled += 1 }
-            if completion.attempts > completion.httpFailures.count + (completion.httpCancelled ? 1 : 0) {
-                recordAnswered(completion.stages, finishedAt: completion.finishedAt)
-            }
         }
         decodeWarnings += completion.decodeWarnings
         resumes.account(completion)

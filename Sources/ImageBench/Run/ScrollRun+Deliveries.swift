@@ -18,7 +18,7 @@ extension ScrollRun {
             case .image(let image):
                 var stages = completion.stages
                 stages.delivery = now - min(now, completion.finishedAt)
-                tally.recordStages(stages, fromNetwork: completion.source == .network)
+                tally.recordStages(stages, fromNetwork: completion.source == .network, finishedAt: completion.finishedAt)
                 if load.waiting.isEmpty && load.origin != nil { tally.wastedCompletions += 1 }
                 for id in load.waiting { display(id, frame: frame, size: image.size, readyAt: completion.finishedAt) }
             case .failed(let failure):

@@ -37,24 +37,6 @@ struct ErrorRateTests {
         #expect(run[errors: .httpStatus] == 2 && run[errors: .timeout] == 1)
     }
 
-    @Test("every request answered whole has its duration, delivered or not: as many as http_requests − http_errors − http_cancelled")
-    func answered() {
-        var tally = RunTally()
-        let image = LoadOutcome.image(DecodedImage(size: PixelSize(width: 1, height: 1), pixels: [0, 0, 0, 0]))
-        tally.account(Self.completion(image))
-        tally.account(Self.completion(image, attempts: 2, failures: [.status(503)]))
-        // Answered, then its load cancelled (too late to stop the transfer): answered all the same.
-        tally.account(Self.completion(.cancelled))
-        // Not answered: failed, cut by a cancel, or no HTTP at all.
-        tally.account(Self.completion(.failed(.fetch(.httpStatus(404))), failures: [.status(404)]))
-        tally.account(Self.completion(.cancelled, cancelled: true))
-        tally.account(Self.completion(image, source: .disk))
-        var run = RunSummary()
-        tally.fillErrors(&run)
-        #expect(tally.recorder.all.request.count == 3)
-        #expect(tally.recorder.all.request.count == run.httpRequests - run.httpErrors - run.httpCancelled)
-    }
-
     @Test("the rate's definition: http_errors ÷ http_requests whatever was merged, cancelled while queued or shown")
     func definition() {
         var summary = RunSummary()

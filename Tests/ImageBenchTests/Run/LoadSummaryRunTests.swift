@@ -80,9 +80,9 @@ extension ChildProcessRuns {
                     let duration = try #require(cell["http_req_duration"] as? [String: Any])
                     let ordered = try ["min", "med", "p90", "p95", "p99", "max"].map { try #require(duration[$0] as? Double) }
                     #expect(ordered == ordered.sorted() && ordered[0] > 0, "\(duration)")
-                    // Every request answered whole has its duration, delivered or not (a load
-                    // cancelled after its answer arrived): as many as the 2xx.
-                    #expect(duration["count"] as? Int == statuses["2xx"], "\(duration) against \(statuses)")
+                    // The delivered loads' requests: no more than the 2xx (a load cancelled after its
+                    // answer arrived is a 2xx without a duration here).
+                    #expect((duration["count"] as? Int ?? .max) <= statuses["2xx", default: 0], "\(duration) against \(statuses)")
                     let sessions = try #require((cell["sessions"] as? [String: Any])?["count"] as? Int)
                     let sessionsInCSV = try #require(row.value("sessions"))
                     #expect(sessions >= 3 && sessions == Int(sessionsInCSV))
