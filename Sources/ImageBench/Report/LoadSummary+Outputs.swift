@@ -27,8 +27,8 @@ extension LoadSummary {
             ("data_sent", Self.data(Double(cell.bytesSent)), Self.data(cell.rate(Double(cell.bytesSent))) + "/s"),
             ("sessions", Self.count(cell.sessions), Self.perSecond(cell.rate(Double(cell.sessions)))),
             ("vus", "min=\(cell.usersMin) max=\(cell.usersMax)", "users scrolling, over the seconds"),
-            ("warm_up", cell.warmUpSeconds > 0 ? "\(Format.compact(cell.warmUpSeconds)) s before each run" : "none",
-             cell.warmUpSeconds > 0 ? "not counted here; the server sees its requests too (--warmup-seconds 0: none)" : ""),
+            ("warm_up", warmUpSeconds > 0 ? "\(Format.compact(warmUpSeconds)) s before each run" : "none",
+             warmUpSeconds > 0 ? "not counted here; the server sees its requests too (--warmup-seconds 0: none)" : ""),
         ]
         if !cell.thresholds.isEmpty {
             lines.append(("thresholds", cell.thresholds.map { ($0.passed ? "✓ " : "✗ ") + $0.threshold }.joined(separator: "; "), ""))
@@ -105,7 +105,7 @@ extension LoadSummary {
                 "data_sent": ["bytes": cell.bytesSent, "rate": cell.rate(Double(cell.bytesSent))],
                 "sessions": ["count": cell.sessions, "rate": cell.rate(Double(cell.sessions))],
                 "vus": ["min": cell.usersMin, "max": cell.usersMax],
-                "warm_up": ["seconds_per_run": cell.warmUpSeconds],
+                "warm_up": ["seconds_per_run": warmUpSeconds],
             ]
             if cell.tlsHandshaking.count > 0 { object["http_req_tls_handshaking"] = durations(cell.tlsHandshaking) }
             object["thresholds"] = cell.thresholds.map { ["threshold": $0.threshold, "passed": $0.passed] }

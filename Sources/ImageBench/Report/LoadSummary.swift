@@ -57,9 +57,6 @@ struct LoadSummary: Sendable {
         let usersMin: Int
         let usersMax: Int
         let thresholds: [ThresholdCheck]
-        /// Seconds of the trace played before each run and not counted (`--warmup-seconds`): its
-        /// requests reach the server too, which a k6 user, whose tool has none, must be told.
-        var warmUpSeconds: Double = 0
 
         func rate(_ count: Double) -> Double { seconds > 0 ? count / seconds : 0 }
         var failedRate: Double { requests > 0 ? Double(failed.total) / Double(requests) : 0 }
@@ -70,26 +67,25 @@ struct LoadSummary: Sendable {
     }
 
     let cells: [Cell]
+    /// Seconds of the trace played before each run and not counted (`--warmup-seconds`): its
+    /// requests reach the server too, which a k6 user, whose tool has none, must be told.
+    let warmUpSeconds: Double
 
     /// Whether a run is a load test: several users, or images fetched and not decoded.
     static func applies(to settings: RunSettings) -> Bool { settings.clients > 1 || !settings.decodes }
 
     init(_ results: BenchmarkResults) {
+        // A virtual run plays none (`Benchmark.run`).
+        warmUpSeconds = results.plan.settings.isVirtual ? 0 : results.plan.warmupSeconds
         guard Self.applies(to: results.plan.settings) else {
             cells = []
             return
         }
         let thresholds = results.thresholdChecks.compactMap { try? Threshold(parsing: $0.threshold) }
-        // A virtual run plays none (`Benchmark.run`).
-        let warmUp = results.plan.settings.isVirtual ? 0 : results.plan.warmupSeconds
-        cells = RunResult.byCell(results.results).map { runs in
-            var cell = Self.cell(runs, thresholds: thresholds)
-            cell.warmUpSeconds = warmUp
-            return cell
-        }
+        cells = RunResult.byCell(results.results).map { Self.cell($0, thresholds: thresholds) }
     }
 
-    init(cells: [Cell]) { self.cells = cells }
+    init(cells: [Cell], warmUpSeconds: Double = 0) { (self.cells, self.warmUpSeconds) = (cells, warmUpSeconds) }
 
     static func cell(_ runs: [RunResult], thresholds: [Threshold]) -> Cell {
         let summaries = runs.map(\.summary)

@@ -43,27 +43,6 @@ public struct BenchmarkResults: Sendable {
     public func atItsConfidence<T>(_ body: () throws -> T) rethrows -> T {
         try ErrorLimit.$maxRate.withValue(plan.errorLimit) { try Confidence.$alpha.withValue(alpha, operation: body) }
     }
-
-    /// When no run displayed a single image though loads were made: why, for exit status 2. A
-    /// source that stops answering after the preflight leaves no error (every load was cancelled
-    /// as its row left), yet nothing was measured.
-    public var nothingLoaded: String? {
-        guard !partial, !results.isEmpty, results.allSatisfy({ $0.summary.displayed == 0 }) else { return nil }
-        let failures = results.flatMap(\.requests).filter { $0.outcome == .error }
-        guard let first = failures.first else {
-            let loads = results.reduce(0) { $0 + $1.summary.networkFetches }
-            guard loads > 0 else { return nil }
-            let cancelled = results.reduce(0) { $0 + $1.summary.cancelledQueued + $1.summary.cancelledInflight }
-            return "no image could be loaded: \(loads) network loads, \(cancelled) cancelled as their rows left, none finished "
-                + "(did the source stop answering?)"
-        }
-        // Counted as the load summary counts them: loads that failed, by class, and the HTTP
-        // requests by status (a row merged into a failed load is not one more failure of either).
-        let totals = ErrorTotals(results.map(\.summary))
-        let loads = totals.failedLoads.sorted { $0.value > $1.value }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
-        let http = totals.httpErrors.total > 0 ? "; HTTP requests: \(totals.httpErrors.listing(limit: 3)) of \(totals.requests)" : ""
-        return "no image could be loaded (failed loads: \(loads)\(http)); first: \(first.url): \(first.errorMessage ?? "?")"
-    }
 }
 
 /// Why a benchmark could not be done at all (exit 2).

@@ -66,16 +66,21 @@ extension ChildProcessRuns {
             }
         }
 
+        /// A server that answers the preflight's request with a real image and every later one
+        /// with `later` (nil: silence).
+        static func preflightAnswered(then later: [UInt8]?) throws -> ScriptedServer {
+            let image = try #require(ImageCorpus.generate(count: 1, seed: 3).images.first)
+            return try ScriptedServer(lifetime: 90) { _, index in
+                index == 0 ? ScriptedServer.answer("200 OK", headers: ["Content-Length: \(image.bytes.count)"], body: image.bytes) : later
+            }
+        }
+
         @Test("every image 404 after the preflight: exit 2, the failed loads and HTTP statuses counted as summary.csv counts them")
         func every404() async throws {
             try await onOwnThread {
                 let root = try Fixtures.temporaryDirectory("all-404")
                 defer { try? FileManager.default.removeItem(at: root) }
-                let image = try #require(ImageCorpus.generate(count: 1, seed: 3).images.first)
-                let server = try ScriptedServer(lifetime: 90) { _, index in
-                    index == 0 ? ScriptedServer.answer("200 OK", headers: ["Content-Length: \(image.bytes.count)"], body: image.bytes)
-                        : ScriptedServer.answer("404 Not Found", headers: ["Content-Length: 0"], body: [])
-                }
+                let server = try Self.preflightAnswered(then: ScriptedServer.answer("404 Not Found", headers: ["Content-Length: 0"], body: []))
                 defer { server.stop() }
                 let out = root.appendingPathComponent("out")
                 let run = try Fixtures.imgbench(["--source", "\(server.baseURL)/img/{id}.jpg", "--rows", "200", "--strategies", "threads",
@@ -94,11 +99,8 @@ extension ChildProcessRuns {
             try await onOwnThread {
                 let root = try Fixtures.temporaryDirectory("dies")
                 defer { try? FileManager.default.removeItem(at: root) }
-                let image = try #require(ImageCorpus.generate(count: 1, seed: 3).images.first)
                 // The preflight's request is answered; every later one meets silence.
-                let server = try ScriptedServer(lifetime: 90) { _, index in
-                    index == 0 ? ScriptedServer.answer("200 OK", headers: ["Content-Length: \(image.bytes.count)"], body: image.bytes) : nil
-                }
+                let server = try Self.preflightAnswered(then: nil)
                 defer { server.stop() }
                 let out = root.appendingPathComponent("out")
                 let run = try Fixtures.imgbench(["--source", "\(server.baseURL)/img/{id}.jpg", "--rows", "300", "--strategies", "threads",
