@@ -20,13 +20,18 @@ public struct ComparisonTable: Sendable {
     /// The table of a whole benchmark: the load table under `--clients` or `--no-decode`.
     public init(_ benchmark: BenchmarkResults) {
         let settings = benchmark.plan.settings
-        self.init(benchmark.results, traceFrames: Verdict.traceFrames(benchmark), load: settings.clients > 1 || !settings.decodes)
+        self.init(benchmark.results, traceFrames: Verdict.traceFrames(benchmark), load: settings.clients > 1 || !settings.decodes,
+                  rankBy: benchmark.plan.rankBy)
     }
 
     /// `traceFrames` cuts the trace into the segments mean placeholder time is compared over.
-    init(_ results: [RunResult], traceFrames: Int, load: Bool = false) {
+    init(_ results: [RunResult], traceFrames: Int, load: Bool = false, rankBy: RankBy? = nil) {
         let groups = RunResult.byCell(results)
         var columns = load ? Self.loadColumns : Self.columns
+        // The metric the verdict ranks by is a column (placeholder time always is).
+        if rankBy == .restWait, let after = columns.firstIndex(where: { $0.title == "ph p95 ms" }) {
+            columns.insert(Column("rest wait ms", .restWait[.mean], rank: false, Format.tenths), at: after + 1)
+        }
         repeated = groups.contains { $0.count > 1 }
         if repeated { columns.insert(Self.runCount, at: 2) }
         // A run that varies policies names each row's values beside its limit.

@@ -21,6 +21,8 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
     var budget: Budget?
     /// `--max-error-rate` as given (nil: not given). `errorLimit` is what judges the cells.
     var maxErrorRate: Double?
+    /// `--rank-by` as given (nil: not given, placeholder time).
+    var rankBy: RankBy?
 
     /// A cell whose HTTP requests failed more often than this is not ranked (`ErrorLimit`): the
     /// flag's value, or 1% above the faults the embedded server was told to inject (a run that asks
@@ -54,6 +56,7 @@ public struct BenchmarkPlan: Sendable, Equatable, Codable {
         budget = try container.decodeIfPresent(Budget.self, forKey: .budget)
         // Plans before 0.7 had no limit; the default judges them as it judges a run today.
         maxErrorRate = try container.decodeIfPresent(Double.self, forKey: .maxErrorRate)
+        rankBy = try container.decodeIfPresent(RankBy.self, forKey: .rankBy)
     }
 
     /// Runs that count (warm-ups excluded; a budget's later rounds come on top).
@@ -211,6 +214,8 @@ extension BenchmarkPlan {
         mine.budget = theirs.budget
         // The error limit judges the cells afterwards; it changes nothing they measured.
         mine.maxErrorRate = theirs.maxErrorRate
+        // So does the ranked metric.
+        mine.rankBy = theirs.rankBy
         mine.settings.injection = .none
         theirs.settings.injection = .none
         return mine.differences(from: theirs)

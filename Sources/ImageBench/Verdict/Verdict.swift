@@ -1,11 +1,13 @@
 import Foundation
 
-/// The recommendation a run ends with: the strategy and limit with the least wait at rest (or,
-/// on a trace with too few rests, placeholder time: `RankedMetric`) among the valid cells, ties
-/// broken by cost per displayed image where costs differ beyond their own noise, the smallest
-/// limit that does as well, and why, in numbers with intervals. Its first line recommends only
-/// what is better or cheaper beyond noise (`Decision`). The terminal, report.md and report.html
-/// open with its lines.
+/// The recommendation a run ends with: among the valid cells, the one with the least placeholder
+/// time paired over trace segments (the metric with the power: every request counts, and no
+/// survivorship; `--rank-by rest-wait` ranks by wait at rest instead), ties broken by cost per
+/// displayed image where costs differ beyond their own noise, or by asking for less (a smaller
+/// limit, cache or prefetch that does as well), and why, in numbers with intervals. Its first line
+/// recommends only what is better or cheaper beyond noise (`Decision`); the lines after it answer
+/// each setting the run varied from its paired effects (`SettingAnswer`), so the first line never
+/// names a cell those answers show worse. The terminal, report.md and report.html open with its lines.
 ///
 /// A tie is an equivalence, not a failure to find a difference: the whole 95% interval of the
 /// difference must lie within ±`tieMargin` (two one-sided tests). A difference whose interval
@@ -53,6 +55,9 @@ public struct Verdict: Sendable {
 
         /// The varied policies' values (" cancel=none prefetch=10"), empty when none vary.
         var variant = ""
+        var policies = PolicyVariant()
+        /// Bytes downloaded in one run, the mean over repeats, in MB.
+        var megabytesPerRun = 0.0
 
         var name: String { CellName.of(strategy: strategy, concurrency: concurrency, format: format) + variant }
         /// " with cancel=none prefetch=10", or nothing.
@@ -75,9 +80,12 @@ public struct Verdict: Sendable {
         case alone
     }
 
-    /// What the verdict ranks by. Wait at rest where every ranked cell's trace had enough rests to
-    /// pair: it measures what a user waits for once the scroll stops, which placeholder time on a
-    /// fling cannot (a row that flies by is capped at its few frames on screen); else placeholder time.
+    /// What the verdict ranks by (`--rank-by`). Placeholder time by default: every request counts,
+    /// paired over 20 stretches of the trace, it decides where wait at rest has the 3–6 rests a
+    /// fling gives (a run once ranked 1 against 8 by four rests and called them open, at twice the
+    /// placeholder time). Wait at rest measures what a user waits for once the scroll stops, which
+    /// placeholder time on a fling cannot (a row that flies by is capped at its few frames on
+    /// screen): asked for, it ranks where every ranked cell's trace had enough rests to pair.
     enum RankedMetric: String, Sendable {
         case restWait = "wait at rest"
         case placeholder = "placeholder time"
@@ -89,7 +97,11 @@ public struct Verdict: Sendable {
     }
 
     let rankedBy: RankedMetric
+    /// What `--rank-by` asked for (wait at rest falls back to placeholder time on too few rests).
+    let rankByAsked: RankedMetric
     let cells: [Cell]
+    /// The answer to each setting the run varied (strategy, limit, format, a listed policy).
+    let answers: [SettingAnswer]
     /// The leading cell (the one the lines speak for); nil when no cell could be ranked. Called a
     /// recommendation only where `decision` is `better` or `cheaper`.
     let recommended: Cell?
@@ -108,7 +120,7 @@ public struct Verdict: Sendable {
 
     /// `traceFrames`: the trace's length in frames, for cutting it into segments; `plan`: the run's,
     /// to name a command that would decide what this one cannot.
-    init(_ results: [RunResult], traceFrames: Int, plan: BenchmarkPlan? = nil) {
+    init(_ results: [RunResult], traceFrames: Int, plan: BenchmarkPlan? = nil, rankBy: RankBy? = nil) {
         let measured = RunResult.byCell(results).map { Self.cell($0, traceFrames: traceFrames) }
         // Errors first: a cell whose requests failed over --max-error-rate opens the verdict.
         let errors = RunResult.byCell(results).compactMap { runs in
@@ -116,9 +128,11 @@ public struct Verdict: Sendable {
         }
         errorLines = errors
         let valid = measured.filter(\.validity.isValid)
-        let metric: RankedMetric = !valid.isEmpty && valid.allSatisfy { ($0.restWait?.distinctSegments ?? 0) >= RestMeans.minimumRests }
+        let asked: RankedMetric = (rankBy ?? plan?.rankBy) == .restWait ? .restWait : .placeholder
+        let metric: RankedMetric = asked == .restWait && !valid.isEmpty && valid.allSatisfy { ($0.restWait?.distinctSegments ?? 0) >= RestMeans.minimumRests }
             ? .restWait : .placeholder
         rankedBy = metric
+        rankByAsked = asked
         cells = measured.map { cell in
             var cell = cell
             if metric == .restWait, let wait = cell.restWait { (cell.ranking, cell.rankedBy) = (wait, .restWait) }
@@ -126,6 +140,7 @@ public struct Verdict: Sendable {
         }
         let ranked = cells.filter(\.validity.isValid).sorted { $0.ranking.overall < $1.ranking.overall }
         guard let fastest = ranked.first else {
+            answers = []
             (self.fastest, open) = (nil, [])
             recommended = nil
             decision = nil
@@ -137,26 +152,38 @@ public struct Verdict: Sendable {
         }
         // Equivalent to the fastest within the margin: the same, as far as this run can tell; the cheapest wins.
         let tied = ranked.filter { $0.name == fastest.name || Self.equivalent(fastest, $0) }
-        // Costs that differ by less than their own noise do not decide either: then the faster stays.
-        let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.cheaper(cell, than: best) ? cell : best }
+        // Costs that differ by less than their own noise do not decide either: then the faster stays,
+        // unless another asks for less (a smaller limit or cache that does as well).
+        // In the order the run named them: the first value of each setting is what the others are said against.
+        let inRunOrder = cells.filter(\.validity.isValid)
+        let axes = SettingAxis.varied(in: inRunOrder)
+        let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.preferred(cell, over: best, axes: axes) ? cell : best }
         recommended = best
+        answers = SettingAnswer.answers(inRunOrder)
         // A cell outside the tie not shown slower than the fastest leaves the question open.
         let open = ranked.filter { cell in !tied.contains { $0.name == cell.name } && !Self.shownSlower(cell, than: fastest) }
         (self.fastest, self.open) = (fastest, open)
-        decision = Self.decide(best: best, ranked: ranked, tied: tied, open: open)
+        decision = Self.decide(best: best, ranked: ranked, tied: tied, open: open, axes: axes)
         let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format && $0.variant == best.variant }.sorted { $0.concurrency < $1.concurrency }
         knee = sweep.first { $0.name == best.name || $0.ranking.overall <= best.ranking.overall || Self.equivalent(best, $0) }
-        lines = errors + Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, open: open, knee: knee, all: cells, plan: plan)
+        lines = errors + Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, open: open, knee: knee, all: cells, plan: plan,
+                                      answers: answers, axes: axes, asked: asked)
             + Effects(results, traceFrames: traceFrames).lines
             + (plan?.budget.flatMap { BudgetText.line($0, results: results) }.map { [$0] } ?? [])
     }
 
     /// Better beyond noise, cheaper beyond noise, a tie, undecided, or alone.
-    static func decide(best: Cell, ranked: [Cell], tied: [Cell], open: [Cell]) -> Decision {
+    static func decide(best: Cell, ranked: [Cell], tied: [Cell], open: [Cell], axes: [SettingAxis] = []) -> Decision {
         guard ranked.count > 1 else { return .alone }
         if !open.isEmpty { return .undecided }
         guard tied.count > 1 else { return .better }
-        return tied.allSatisfy { $0.name == best.name || cheaper(best, than: $0) } ? .cheaper : .tie
+        return tied.allSatisfy { $0.name == best.name || preferred(best, over: $0, axes: axes) } ? .cheaper : .tie
+    }
+
+    /// Of two cells tied on time, `cell` is the better choice: cheaper beyond the costs' noise, or
+    /// asking for less (`SettingAxis.asksLess`) without costing more beyond it.
+    static func preferred(_ cell: Cell, over other: Cell, axes: [SettingAxis]) -> Bool {
+        cheaper(cell, than: other) || SettingAxis.asksLess(cell, than: other, axes: axes) && !cheaper(other, than: cell)
     }
 
     /// `cell` is slower than `reference` beyond noise: its paired interval lies above zero, or,
@@ -219,6 +246,8 @@ public struct Verdict: Sendable {
         cell.bytesPerRun = shown.map { Double($0.bytesDownloaded) / Double($0.displayed) }
         cell.cpuPerRun = shown.map { ($0.cpuUserS + $0.cpuSysS) / Double($0.displayed) }
         cell.variant = runs[0].cell.variant.suffix
+        cell.policies = runs[0].cell.variant
+        cell.megabytesPerRun = Double(summaries.map(\.bytesDownloaded).reduce(0, +)) / Double(summaries.count) / 1e6
         cell.decodeMsPerMp = RepeatStatistics.median(of: summaries.map(\.decodeMsPerMp.p50))
         return cell
     }

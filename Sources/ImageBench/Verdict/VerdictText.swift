@@ -2,10 +2,15 @@ import Foundation
 
 /// The verdict in sentences, each with its numbers, intervals and n.
 extension Verdict {
-    static func explain(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], open: [Cell], knee: Cell?, all: [Cell], plan: BenchmarkPlan?) -> [String] {
+    static func explain(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], open: [Cell], knee: Cell?, all: [Cell], plan: BenchmarkPlan?,
+                        answers: [SettingAnswer] = [], axes: [SettingAxis] = [], asked: RankedMetric = .placeholder) -> [String] {
         // Tied cells in the order the run named them, not in the order of their means.
         let inOrder = all.filter { cell in tied.contains { $0.name == cell.name } }
-        var lines = [headline(best: best, decision: decision, ranked: ranked, tied: inOrder, open: open)]
+        var lines = [headline(best: best, decision: decision, ranked: ranked, tied: inOrder, open: open, axes: axes)
+                     + (SecondaryView.clause(best: best, decision: decision, ranked: ranked) ?? "")]
+        // One line per question the run asked, from the paired effects; what the strategies shared
+        // where only they varied.
+        lines += answers.map { "  " + $0.line + ($0.axis.kind == .strategy && answers.count == 1 ? SharedSettings.clause(plan, best) : "") + "." }
         if let other = ranked.first(where: { $0.name != best.name }) {
             lines.append(versus(best, other, tied: tied.contains { $0.name == other.name }, plan: plan))
         } else {
@@ -20,7 +25,7 @@ extension Verdict {
             lines.append("\(cell.name) ran at most \(cell.achievedPeak) loads at once: \(whyBelowLimit(cell))")
         }
         lines += formatLines(best: best, all: all)
-        if let rests = FewRests.line(best: best, ranked: ranked, plan: plan) { lines.append(rests) }
+        if asked == .restWait, let rests = FewRests.line(best: best, ranked: ranked, plan: plan) { lines.append(rests) }
         let excluded = all.filter { !$0.validity.isValid }
         if !excluded.isEmpty {
             lines.append("Not ranked: " + excluded.map { "\($0.name) (\($0.validity == .control ? "the control" : "\($0.validity)"))" }
@@ -31,7 +36,7 @@ extension Verdict {
 
     /// The first line: a recommendation only where the data makes one (better or cheaper beyond
     /// noise); otherwise the tie or the open question, with the leader's numbers.
-    static func headline(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], open: [Cell]) -> String {
+    static func headline(best: Cell, decision: Decision, ranked: [Cell], tied: [Cell], open: [Cell], axes: [SettingAxis] = []) -> String {
         let at = "\(best.strategy) at a limit of \(best.concurrency)\(best.inFormat)\(best.withVariant)"
         let numbers = "\(best.rankedBy.rawValue) \(estimate(best)), \(best.rankingP95Name) \(ms(best.rankingP95Ms))"
         switch decision {
@@ -39,6 +44,17 @@ extension Verdict {
             return "Recommended: \(at): \(numbers)."
         case .cheaper:
             let others = tied.filter { $0.name != best.name }
+            // Asking for less decides only where the costs do not.
+            let asksLess = others.filter { !cheaper(best, than: $0) }
+            if !asksLess.isEmpty {
+                let less = asksLess.map { other in
+                    axes.filter { $0.value(of: best) != $0.value(of: other) }.map { "\($0.name) \($0.shown($0.value(of: best))) against \($0.shown($0.value(of: other)))" }
+                        .joined(separator: ", ")
+                }
+                let beaten = ranked.filter { cell in !tied.contains { $0.name == cell.name } && shownSlower(cell, than: best) }
+                let beats = beaten.isEmpty ? "" : "beats \(list(beaten.map(\.name))) beyond noise, and is "
+                return "Recommended: \(at): \(beats)as fast as \(list(others.map(\.name))) within noise while asking for less (\(list(less))): " + numbers + "."
+            }
             return "Recommended: \(at): as fast as \(list(others.map(\.name))) within noise and cheaper than each beyond the costs' noise (\(costNoise(tied))) "
                 + String(format: "(%.1f kB and %.1f ms CPU per displayed image): ", best.bytesPerImage / 1e3, best.cpuPerImage * 1e3) + numbers + "."
         case .tie:

@@ -109,9 +109,10 @@ struct MeasurementTests {
         for request in one.requests + two.requests { #expect(request.imageID == feed.imageForRow[request.row]) }
     }
 
-    @Test("summary.json validates against the committed JSON Schema, and a damaged one does not")
+    @Test("summary.json validates against the committed JSON Schema, and a damaged one does not; its verdict recommends only what the text does")
     func schema() async throws {
-        let results = try await Self.run(rows: 60, network: "loopback", repeats: 2)
+        // Two strategies: the verdict answers one varied setting (summary.json's verdict.dimensions).
+        let results = try await Self.run(rows: 60, network: "loopback", strategies: [.threads, .gcd], repeats: 2)
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -139,5 +140,12 @@ struct MeasurementTests {
         // A run on the wall clock says so at the top, beside virtual runs' "virtual".
         let written = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("summary.json"))) as? [String: Any]
         #expect(written?["time"] as? String == "real")
+        let verdict = try #require(written?["verdict"] as? [String: Any])
+        let dimensions = try #require(verdict["dimensions"] as? [[String: Any]])
+        #expect(dimensions.map { $0["setting"] as? String } == ["strategy"] && (dimensions[0]["values"] as? [String]) == ["threads", "gcd"], "\(dimensions)")
+        // A cell is recommended exactly where the first line recommends one.
+        let decision = try #require(verdict["decision"] as? String), first = try #require((verdict["lines"] as? [String])?.first)
+        #expect((verdict["recommended"] is NSNull) == !["better", "cheaper"].contains(decision) && first.hasPrefix("Recommended") == !(verdict["recommended"] is NSNull),
+                "\(decision): \(first)")
     }
 }

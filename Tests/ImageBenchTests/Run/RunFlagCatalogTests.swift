@@ -22,7 +22,7 @@ struct RunFlagCatalogTests {
         "clients": ["--clients", "2"], "duration": ["--duration", "30s"], "stages": ["--stages", "5s:2,5s:0"],
         "arrival-rate": ["--arrival-rate", "2/s", "--duration", "10s"], "shard": ["--clients", "2", "--shard", "1/2"],
         "no-decode": ["--no-decode"], "repeat": ["--repeat", "3"], "warmup": ["--warmup", "1"], "warmup-seconds": ["--warmup-seconds", "0.5"], "budget": ["--budget", "90s"],
-        "max-error-rate": ["--max-error-rate", "2.5%"], "time": ["--time", "virtual", "--no-decode"],
+        "max-error-rate": ["--max-error-rate", "2.5%"], "rank-by": ["--rank-by", "rest-wait"], "time": ["--time", "virtual", "--no-decode"],
         "host-delay-ms": ["--host-delay-ms", "0.625", "--time", "virtual", "--no-decode"],
         "out": ["--out", "/tmp/somewhere"], "quiet": ["--quiet"], "force": ["--force"], "format": ["--format", "json"],
         "threshold": ["--threshold", "errors <= 0", "--threshold", "display_p95_ms < 100"], "inject": ["--inject", "decode=+1ms"],

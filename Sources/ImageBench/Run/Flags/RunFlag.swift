@@ -87,6 +87,9 @@ public struct RunFlag: Sendable, CustomStringConvertible {
         let canonical: @Sendable (String) throws(PlanError) -> String
         let apply: @Sendable (String, inout RunSettings) -> Void
         let value: @Sendable (RunSettings) -> String
+        /// A larger value asks for more (memory, connections, work ahead of need): of two values
+        /// the verdict cannot tell apart, the smaller is the answer (`SettingAxis`).
+        var asksMoreWhenLarger = false
     }
 }
 

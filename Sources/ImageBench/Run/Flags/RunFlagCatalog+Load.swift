@@ -182,6 +182,15 @@ extension RunFlag {
                 // Said only when not the default (a gate's child run on an older build knows no such
                 // flag), as the number itself, which reads back exactly.
                 words: { plan in plan.maxErrorRate.map { ["--max-error-rate", String($0)] } ?? [] }),
+        RunFlag("rank-by", value: "metric", group: .measurement,
+                help: "What the verdict ranks cells by: placeholder (placeholder time over every request, paired over the trace's segments: the default) or rest-wait (the rows' wait once the scroll stops, where the trace rests at least \(RestMeans.minimumRests) times).",
+                default: RankBy.placeholder.rawValue, completion: .values(RankBy.allCases.map(\.rawValue)),
+                apply: { text, target throws(PlanError) in
+                    guard let text else { return }
+                    target.plan.rankBy = try named(text, "--rank-by") as RankBy
+                },
+                // Said only when given (a gate's child run on an older build knows no such flag).
+                words: { plan in plan.rankBy.map { ["--rank-by", $0.rawValue] } ?? [] }),
     ]
 
     static let output: [RunFlag] = [

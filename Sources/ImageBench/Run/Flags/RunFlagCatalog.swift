@@ -128,7 +128,7 @@ extension RunFlag {
                dimension: Dimension(column: "prefetch", label: "prefetch", unit: "",
                                     canonical: { text throws(PlanError) in String(try whole(text, "--prefetch", in: FlagRanges.prefetch)) },
                                     apply: { value, settings in settings.prefetch = Int(value) ?? settings.prefetch },
-                                    value: { settings in String(settings.prefetch) })),
+                                    value: { settings in String(settings.prefetch) }, asksMoreWhenLarger: true)),
         varied("decode-concurrency", group: .pipeline,
                help: "Decode on a queue of its own with this many threads \(FlagRanges.help(FlagRanges.stageConcurrency)): a load gives its slot back once its bytes are in (default: off, decode inside the load's slot); a list (off,2) compares them.",
                range: FlagRanges.help(FlagRanges.stageConcurrency), default: "off",
@@ -137,7 +137,7 @@ extension RunFlag {
                                         text == "off" ? text : String(try whole(text, "--decode-concurrency", in: FlagRanges.stageConcurrency))
                                     },
                                     apply: { value, settings in settings.decodeConcurrency = Int(value) },
-                                    value: { settings in settings.decodeConcurrency.map(String.init) ?? "off" }),
+                                    value: { settings in settings.decodeConcurrency.map(String.init) ?? "off" }, asksMoreWhenLarger: true),
                // Off is left unsaid: builds before the list read no "off".
                say: { value in value == "off" ? [] : ["--decode-concurrency", value] }),
         optionalInteger("filter-concurrency", group: .pipeline,
@@ -157,7 +157,7 @@ extension RunFlag {
                                     apply: { value, settings in
                                         settings.memoryCacheBytes = (Int(value) ?? settings.memoryCacheBytes / 1_000_000) * 1_000_000
                                     },
-                                    value: { settings in String(settings.memoryCacheBytes / 1_000_000) })),
+                                    value: { settings in String(settings.memoryCacheBytes / 1_000_000) }, asksMoreWhenLarger: true)),
         RunFlag("disk-cache", group: .pipeline, help: "Disk cache directory, kept between runs (default: no disk cache).", completion: .directory,
                 apply: { text, target throws(PlanError) in if let text { target.plan.settings.diskCacheDirectory = text } },
                 words: { plan in plan.settings.diskCacheDirectory.map { ["--disk-cache", $0] } ?? [] }),
