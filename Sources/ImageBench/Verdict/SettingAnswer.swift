@@ -59,7 +59,7 @@ struct SettingAnswer: Sendable {
     static func context(_ name: String, _ cells: [Verdict.Cell], axis: SettingAxis, axes: [SettingAxis]) -> Context? {
         guard cells.count > 1 else { return nil }
         let fastest = cells.min { $0.ranking.overall < $1.ranking.overall }!
-        let tiedWithFastest = cells.filter { $0.name != fastest.name && Verdict.equivalent(fastest, $0) }
+        let tiedWithFastest = cells.filter { $0.name != fastest.name && (Verdict.equivalent(fastest, $0) || Verdict.asGoodForLess($0, than: fastest, axes: axes)) }
         var choice = fastest
         for cell in tiedWithFastest where axis.asksMoreWhenLarger {
             // The smallest value that does as well, unless it costs more beyond noise.
@@ -73,7 +73,7 @@ struct SettingAnswer: Sendable {
         let comparisons = cells.filter { $0.name != choice.name }.sorted { order(axis, $0, $1) }.map { cell in
             let difference = choice.ranking.difference(from: cell.ranking)
             // The fastest, where a smaller value was chosen over it, is tied by that choice.
-            let relation: Relation = Verdict.equivalent(choice, cell) || cell.name == fastest.name ? .tied
+            let relation: Relation = Verdict.equivalent(choice, cell) || cell.name == fastest.name || Verdict.asGoodForLess(choice, than: cell, axes: axes) ? .tied
                 : Verdict.shownSlower(cell, than: choice) ? .slower : .open
             let costlier = Verdict.cheaper(choice, than: cell) || SettingAxis.asksLess(choice, than: cell, axes: axes) && !Verdict.cheaper(cell, than: choice)
             return Comparison(value: axis.value(of: cell), difference: difference, relation: relation, costlier: costlier)

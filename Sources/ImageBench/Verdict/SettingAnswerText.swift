@@ -35,7 +35,7 @@ extension SettingAnswer {
         case .cheaper:
             let buys = tied.map { comparison in
                 "\(axis.shown(comparison.value)) " + (axis.asksMoreWhenLarger && SettingAxis.magnitude(comparison.value) > SettingAxis.magnitude(context.choiceValue)
-                    ? "buys nothing over it" : "does as well but costs more") + " (\(interval(comparison)): a tie)"
+                    ? "buys nothing over it beyond a tie's margin" : "does as well but costs more") + " (\(interval(comparison)))"
             }
             return (naming ? choice + " — " : "") + (beats.isEmpty ? "" : beats + "; ") + Verdict.list(buys) + costs(context, axis)
         case .tie:

@@ -151,17 +151,26 @@ public struct Verdict: Sendable {
             return
         }
         // Equivalent to the fastest within the margin: the same, as far as this run can tell; the cheapest wins.
-        let tied = ranked.filter { $0.name == fastest.name || Self.equivalent(fastest, $0) }
+
         // Costs that differ by less than their own noise do not decide either: then the faster stays,
         // unless another asks for less (a smaller limit or cache that does as well).
         // In the order the run named them: the first value of each setting is what the others are said against.
         let inRunOrder = cells.filter(\.validity.isValid)
         let axes = SettingAxis.varied(in: inRunOrder)
+        // Equivalent to the fastest within the margin, or asking for less and no slower than it by
+        // more than the margin: as good a choice, as far as this run can tell.
+        let tied = ranked.filter { cell in
+            cell.name == fastest.name || Self.equivalent(fastest, cell)
+                || Self.asGoodForLess(cell, than: fastest, axes: axes) || Self.asGoodForLess(fastest, than: cell, axes: axes)
+        }
         let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.preferred(cell, over: best, axes: axes) ? cell : best }
         recommended = best
         answers = SettingAnswer.answers(inRunOrder)
         // A cell outside the tie not shown slower than the fastest leaves the question open.
-        let open = ranked.filter { cell in !tied.contains { $0.name == cell.name } && !Self.shownSlower(cell, than: fastest) }
+        // (Not one the choice asks less than and is as good as: what it might buy is within the margin.)
+        let open = ranked.filter { cell in
+            !tied.contains { $0.name == cell.name } && !Self.shownSlower(cell, than: fastest) && !Self.asGoodForLess(best, than: cell, axes: axes)
+        }
         (self.fastest, self.open) = (fastest, open)
         decision = Self.decide(best: best, ranked: ranked, tied: tied, open: open, axes: axes)
         let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format && $0.variant == best.variant }.sorted { $0.concurrency < $1.concurrency }
@@ -178,6 +187,15 @@ public struct Verdict: Sendable {
         if !open.isEmpty { return .undecided }
         guard tied.count > 1 else { return .better }
         return tied.allSatisfy { $0.name == best.name || preferred(best, over: $0, axes: axes) } ? .cheaper : .tie
+    }
+
+    /// `cell` asks for less than `other` (`SettingAxis.asksLess`) and is not slower than it by more
+    /// than a tie's margin (the upper bound of its paired difference): what `other` might buy
+    /// beyond it is too little to pay for. One-sided, so a smaller cache that leads a larger one
+    /// by a hair is the answer without a run long enough to show the two equal both ways.
+    static func asGoodForLess(_ cell: Cell, than other: Cell, axes: [SettingAxis]) -> Bool {
+        guard SettingAxis.asksLess(cell, than: other, axes: axes), let difference = cell.ranking.difference(from: other.ranking) else { return false }
+        return difference.high <= tieMargin(fastestOf(cell, other))
     }
 
     /// Of two cells tied on time, `cell` is the better choice: cheaper beyond the costs' noise, or

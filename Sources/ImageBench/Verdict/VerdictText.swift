@@ -7,7 +7,7 @@ extension Verdict {
         // Tied cells in the order the run named them, not in the order of their means.
         let inOrder = all.filter { cell in tied.contains { $0.name == cell.name } }
         var lines = [headline(best: best, decision: decision, ranked: ranked, tied: inOrder, open: open, axes: axes)
-                     + (SecondaryView.clause(best: best, decision: decision, ranked: ranked) ?? "")]
+                     + (SecondaryView.clause(best: best, decision: decision, ranked: ranked) ?? "") + unrankedFaster(than: best, all: all)]
         // One line per question the run asked, from the paired effects; what the strategies shared
         // where only they varied.
         lines += answers.map { "  " + $0.line + ($0.axis.kind == .strategy && answers.count == 1 ? SharedSettings.clause(plan, best) : "") + "." }
@@ -52,8 +52,9 @@ extension Verdict {
                         .joined(separator: ", ")
                 }
                 let beaten = ranked.filter { cell in !tied.contains { $0.name == cell.name } && shownSlower(cell, than: best) }
-                let beats = beaten.isEmpty ? "" : "beats \(list(beaten.map(\.name))) beyond noise, and is "
-                return "Recommended: \(at): \(beats)as fast as \(list(others.map(\.name))) within noise while asking for less (\(list(less))): " + numbers + "."
+                let beats = beaten.isEmpty ? "" : "beats \(list(beaten.map(\.name))) beyond noise, and "
+                return "Recommended: \(at): \(beats)is no slower than \(list(others.map(\.name))) by more than a tie's margin ("
+                    + String(format: "%.1f", tieMargin(ranked[0])) + " ms) while asking for less (\(list(less))): " + numbers + "."
             }
             return "Recommended: \(at): as fast as \(list(others.map(\.name))) within noise and cheaper than each beyond the costs' noise (\(costNoise(tied))) "
                 + String(format: "(%.1f kB and %.1f ms CPU per displayed image): ", best.bytesPerImage / 1e3, best.cpuPerImage * 1e3) + numbers + "."
@@ -76,6 +77,20 @@ extension Verdict {
         case .alone:
             return "Measured: \(at), the only cell ranked: \(numbers)."
         }
+    }
+
+    /// " Not ranked, though its mean was lower: …": a cell left out (an overloaded host, most loads
+    /// failed) whose mean beat the leader's, so a reader of the first line alone does not take the
+    /// leader for the best of every cell.
+    static func unrankedFaster(than best: Cell, all: [Cell]) -> String {
+        let faster = all.compactMap { cell -> (Cell, String)? in
+            guard case .invalid(let reason) = cell.validity, cell.ranking.requests > 0, cell.ranking.overall < best.ranking.overall else { return nil }
+            return (cell, reason)
+        }
+        guard !faster.isEmpty else { return "" }
+        let host = faster.contains { $0.1.hasPrefix("host overloaded") } ? ": a run on a quieter machine would rank it" : ""
+        return " Not ranked, though its mean was lower: " + faster.map { "\($0.0.name) (\(ms($0.0.ranking.overall)); \($0.1))" }.joined(separator: "; ")
+            + "; the answer is among the ranked cells only\(host)."
     }
 
     /// How the costs' noise was judged: over repeats, or by the shares one run each allows.

@@ -74,16 +74,48 @@ struct SettingAnswerTests {
         let verdict = Verdict(results, traceFrames: 1_000)
         #expect(verdict.decision == .cheaper && verdict.recommended?.name == "threads ×5 memory-cache=16MB", "\(verdict.lines)")
         #expect(verdict.lines[0].hasPrefix("Recommended: threads at a limit of 5 with memory-cache=16MB: beats threads ×5 memory-cache=4MB beyond noise, "
-                                           + "and is as fast as threads ×5 memory-cache=64MB within noise while asking for less (memory-cache 16MB against 64MB)"),
+                                           + "and is no slower than threads ×5 memory-cache=64MB by more than a tie's margin (1.0 ms) while asking for less (memory-cache 16MB against 64MB)"),
                 "\(verdict.lines[0])")
-        #expect(verdict.lines[1].hasPrefix("  memory-cache: 16MB — placeholder time -21.") && verdict.lines[1].contains("against 4MB; 64MB buys nothing over it (")
-                && verdict.lines[1].contains(": a tie); downloads -8.1 MB against 4MB"), "\(verdict.lines[1])")
+        #expect(verdict.lines[1].hasPrefix("  memory-cache: 16MB — placeholder time -21.") && verdict.lines[1].contains("against 4MB; 64MB buys nothing over it beyond a tie's margin (")
+                && verdict.lines[1].contains("); downloads -8.1 MB against 4MB"), "\(verdict.lines[1])")
         let json = verdict.jsonObject
         #expect((json["recommended"] as? [String: Any])?["name"] as? String == "threads ×5 memory-cache=16MB")
         let dimension = try #require((json["dimensions"] as? [[String: Any]])?.first)
         #expect(dimension["setting"] as? String == "memory-cache" && dimension["choice"] as? String == "16")
         let comparisons = try #require(((dimension["contexts"] as? [[String: Any]])?.first?["comparisons"]) as? [[String: Any]])
         #expect(comparisons.map { $0["relation"] as? String } == ["slower", "tied"], "\(comparisons)")
+    }
+
+    @Test("a larger cache that may buy less than a tie's margin buys nothing: the smaller is the answer, one-sided")
+    func nonInferior() throws {
+        // Measured shape (threads, revisit, 1,000 rows): 16 MB leads 64 MB by 0.4 ms, 95% CI -1.0 to +0.2
+        // ms: not equivalent both ways within ±1 ms, but 64 MB buys at most 0.2 ms over 16 MB.
+        let shifts = (0..<20).map { Double($0 % 2) * 3.2 - 1.6 }
+        let results = [Self.run(policies: [.memoryCacheMB: "4"], mean: 30, megabytes: 11.6),
+                       Self.run(policies: [.memoryCacheMB: "16"], mean: 9.4, megabytes: 3.5, spread: 0.1),
+                       Self.run(policies: [.memoryCacheMB: "64"], mean: 9.8, megabytes: 3.5, offsets: shifts, spread: 0.1)]
+        let verdict = Verdict(results, traceFrames: 1_000)
+        let cells = Dictionary(uniqueKeysWithValues: verdict.cells.map { ($0.name, $0) })
+        let difference = try #require(cells["threads ×5 memory-cache=16MB"]!.ranking.difference(from: cells["threads ×5 memory-cache=64MB"]!.ranking))
+        #expect(difference.low < -1 && difference.high < 1 && !Verdict.equivalent(cells["threads ×5 memory-cache=16MB"]!, cells["threads ×5 memory-cache=64MB"]!),
+                "\(difference)")
+        #expect(verdict.decision == .cheaper && verdict.recommended?.name == "threads ×5 memory-cache=16MB", "\(verdict.lines)")
+        #expect(verdict.lines[1].contains("; 64MB buys nothing over it beyond a tie's margin ("), "\(verdict.lines[1])")
+    }
+
+    @Test("a cell left out for an overloaded host, faster than the leader, is said in the first line")
+    func unrankedFaster() {
+        let overloaded = Self.run(policies: [.cancel: "none", .prefetch: "10"], mean: 14)
+        var summary = overloaded.summary
+        summary.hostOverloaded = true
+        summary.hostLateFrames = 59
+        let results = [Self.run(policies: [.cancel: "none", .prefetch: "0"], mean: 22.7),
+                       RunResult(cell: overloaded.cell, summary: summary, requests: overloaded.requests, latency: LatencyHistogram(), stages: StageHistograms()),
+                       Self.run(policies: [.cancel: "offscreen", .prefetch: "0"], mean: 45), Self.run(policies: [.cancel: "offscreen", .prefetch: "10"], mean: 34)]
+        let verdict = Verdict(results, traceFrames: 1_000)
+        #expect(verdict.recommended?.name == "threads ×5 cancel=none prefetch=0", "\(verdict.lines)")
+        #expect(verdict.lines[0].hasSuffix(" Not ranked, though its mean was lower: threads ×5 cancel=none prefetch=10 (14.0 ms; host overloaded: the loop woke "
+                                           + "late on 59 frames); the answer is among the ranked cells only: a run on a quieter machine would rank it."), "\(verdict.lines[0])")
     }
 
     @Test("cancel and prefetch: the first line names the cell the effects choose, and each setting is answered at every value of the other")
