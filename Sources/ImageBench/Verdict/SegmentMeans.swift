@@ -124,10 +124,11 @@ struct SegmentMeans: Sendable, Equatable {
         means.keys.sorted { ($0.repetition, $0.segment) < ($1.repetition, $1.segment) }
     }
 
-    /// Each repeat's mean over its requests.
+    /// Each repeat's mean over its requests (its stretches weighted by their requests).
     var repeatMeans: [Double] {
         Dictionary(grouping: orderedKeys, by: \.repetition).sorted { $0.key < $1.key }.map { _, keys in
-            keys.reduce(0) { $0 + means[$1]! } / Double(keys.count)
+            let requests = keys.reduce(0) { $0 + counts[$1]! }
+            return keys.reduce(0) { $0 + means[$1]! * Double(counts[$1]!) } / Double(max(1, requests))
         }
     }
 

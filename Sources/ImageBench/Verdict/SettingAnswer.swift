@@ -19,6 +19,7 @@ struct SettingAnswer: Sendable {
 
     /// One other value against the choice.
     struct Comparison: Sendable {
+        let cell: Verdict.Cell
         let value: String
         /// The choice minus this value (negative: the choice is faster), paired; nil: too few segments.
         let difference: Interval?
@@ -72,11 +73,20 @@ struct SettingAnswer: Sendable {
         }
         let comparisons = cells.filter { $0.name != choice.name }.sorted { order(axis, $0, $1) }.map { cell in
             let difference = choice.ranking.difference(from: cell.ranking)
-            // The fastest, where a smaller value was chosen over it, is tied by that choice.
-            let relation: Relation = Verdict.equivalent(choice, cell) || cell.name == fastest.name || Verdict.asGoodForLess(choice, than: cell, axes: axes) ? .tied
-                : Verdict.shownSlower(cell, than: choice) ? .slower : .open
+            // As the verdict judges: equivalence first (the fastest, where a value was chosen over
+            // it, is tied by that choice), then slower beyond noise, then as good for less either way.
+            let relation: Relation
+            if Verdict.equivalent(choice, cell) || cell.name == fastest.name {
+                relation = .tied
+            } else if Verdict.shownSlower(cell, than: choice) {
+                relation = .slower
+            } else if Verdict.asGoodForLess(choice, than: cell, axes: axes) || Verdict.asGoodForLess(cell, than: choice, axes: axes) {
+                relation = .tied
+            } else {
+                relation = .open
+            }
             let costlier = Verdict.cheaper(choice, than: cell) || SettingAxis.asksLess(choice, than: cell, axes: axes) && !Verdict.cheaper(cell, than: choice)
-            return Comparison(value: axis.value(of: cell), difference: difference, relation: relation, costlier: costlier)
+            return Comparison(cell: cell, value: axis.value(of: cell), difference: difference, relation: relation, costlier: costlier)
         }
         let decision: Verdict.Decision
         if comparisons.contains(where: { $0.relation == .open }) {
@@ -94,6 +104,16 @@ struct SettingAnswer: Sendable {
     /// Values in the order the run named them.
     private static func order(_ axis: SettingAxis, _ a: Verdict.Cell, _ b: Verdict.Cell) -> Bool {
         (axis.values.firstIndex(of: axis.value(of: a)) ?? 0) < (axis.values.firstIndex(of: axis.value(of: b)) ?? 0)
+    }
+
+    /// The cells that keep `best` from being named: in the context of each answer that holds it,
+    /// another value chosen, a value left open, or one tied that is not costlier.
+    static func disputing(_ best: Verdict.Cell, _ answers: [SettingAnswer], axes: [SettingAxis]) -> [Verdict.Cell] {
+        answers.flatMap { answer -> [Verdict.Cell] in
+            guard let context = answer.contexts.first(where: { $0.name == answer.axis.context(of: best, among: axes) }) else { return [] }
+            guard context.choice.name == best.name else { return [context.choice] }
+            return context.comparisons.filter { $0.relation == .open || $0.relation == .tied && !$0.costlier }.map(\.cell)
+        }
     }
 
     /// A value is the answer in every context, decided (better, or as good and cheaper): the value.

@@ -150,32 +150,41 @@ public struct Verdict: Sendable {
                 + (plan?.budget.flatMap { BudgetText.line($0, results: results) }.map { [$0] } ?? [])
             return
         }
-        // Equivalent to the fastest within the margin: the same, as far as this run can tell; the cheapest wins.
-
-        // Costs that differ by less than their own noise do not decide either: then the faster stays,
-        // unless another asks for less (a smaller limit or cache that does as well).
         // In the order the run named them: the first value of each setting is what the others are said against.
         let inRunOrder = cells.filter(\.validity.isValid)
         let axes = SettingAxis.varied(in: inRunOrder)
         // Equivalent to the fastest within the margin, or asking for less and no slower than it by
-        // more than the margin: as good a choice, as far as this run can tell.
+        // more than the margin: as good a choice, as far as this run can tell. Costs that differ by
+        // less than their own noise do not decide among them: then the faster stays, unless
+        // another asks for less (a smaller limit or cache that does as well).
         let tied = ranked.filter { cell in
-            cell.name == fastest.name || Self.equivalent(fastest, cell)
-                || Self.asGoodForLess(cell, than: fastest, axes: axes) || Self.asGoodForLess(fastest, than: cell, axes: axes)
+            cell.name == fastest.name || Self.equivalent(fastest, cell) || Self.asGoodForLess(cell, than: fastest, axes: axes)
         }
         let best = tied.dropFirst().reduce(tied[0]) { best, cell in Self.preferred(cell, over: best, axes: axes) ? cell : best }
         recommended = best
         answers = SettingAnswer.answers(inRunOrder)
-        // A cell outside the tie not shown slower than the fastest leaves the question open.
-        // (Not one the choice asks less than and is as good as: what it might buy is within the margin.)
-        let open = ranked.filter { cell in
-            !tied.contains { $0.name == cell.name } && !Self.shownSlower(cell, than: fastest) && !Self.asGoodForLess(best, than: cell, axes: axes)
+        // Larger settings the choice is as good as, for less: what they might buy is within the margin.
+        let outbid = ranked.filter { cell in
+            !tied.contains { $0.name == cell.name } && !Self.shownSlower(cell, than: best) && Self.asGoodForLess(best, than: cell, axes: axes)
         }
-        (self.fastest, self.open) = (fastest, open)
-        decision = Self.decide(best: best, ranked: ranked, tied: tied, open: open, axes: axes)
+        // A cell outside these not shown slower than the fastest leaves the question open.
+        var open = ranked.filter { cell in
+            !(tied + outbid).contains { $0.name == cell.name } && !Self.shownSlower(cell, than: fastest)
+        }
+        var decision = Self.decide(best: best, ranked: ranked, tied: tied + outbid, open: open, axes: axes)
+        // The first line names a cell only where every setting's answer names its values: where
+        // one does not (a tie judged against the fastest, not the choice), the question stays open.
+        if decision == .better || decision == .cheaper {
+            let disputed = SettingAnswer.disputing(best, answers, axes: axes)
+            if !disputed.isEmpty {
+                open += disputed.filter { cell in !open.contains { $0.name == cell.name } }
+                decision = .undecided
+            }
+        }
+        (self.fastest, self.open, self.decision) = (fastest, open, decision)
         let sweep = ranked.filter { $0.strategy == best.strategy && $0.format == best.format && $0.variant == best.variant }.sorted { $0.concurrency < $1.concurrency }
-        knee = sweep.first { $0.name == best.name || $0.ranking.overall <= best.ranking.overall || Self.equivalent(best, $0) }
-        lines = errors + Self.explain(best: best, decision: decision!, ranked: ranked, tied: tied, open: open, knee: knee, all: cells, plan: plan,
+        knee = sweep.first { $0.name == best.name || Self.equivalent(best, $0) || Self.asGoodForLess($0, than: best, axes: axes) }
+        lines = errors + Self.explain(best: best, decision: decision, ranked: ranked, tied: tied + outbid, open: open, knee: knee, all: cells, plan: plan,
                                       answers: answers, axes: axes, asked: asked)
             + Effects(results, traceFrames: traceFrames).lines
             + (plan?.budget.flatMap { BudgetText.line($0, results: results) }.map { [$0] } ?? [])

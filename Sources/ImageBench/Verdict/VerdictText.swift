@@ -63,7 +63,7 @@ extension Verdict {
             let costs = tied.map { String(format: "%.1f", $0.bytesPerImage / 1e3) }.joined(separator: " / ")
             return "No difference beyond noise between \(tiedNames(tied)): \(best.rankedBy.rawValue) \(means) ms, "
                 + String(format: "each within ±%.1f ms of the fastest", tieMargin(ranked[0]))
-                + "; none is cheaper than all the others beyond the costs' noise (\(costNoise(tied)); \(costs) kB per displayed image), so none is recommended over the others; \(at) has the least mean."
+                + "; none is cheaper than all the others beyond the costs' noise (\(costNoise(tied)); \(costs) kB per displayed image), so none is recommended over the others; \(ranked[0].name) has the least mean."
         case .undecided:
             // What is decided: the cells slower than the leader and than every open one alike.
             let contenders = [best] + open

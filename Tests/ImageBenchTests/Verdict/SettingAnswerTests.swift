@@ -103,6 +103,25 @@ struct SettingAnswerTests {
         #expect(verdict.lines[1].contains("; 64MB buys nothing over it beyond a tie's margin ("), "\(verdict.lines[1])")
     }
 
+    @Test("asking for less never outweighs being slower, nor costs: the first line and the answer agree when a larger cache downloads less")
+    func askingLessAndCosts() throws {
+        // 64 MB slower beyond noise though it downloads less: 16 MB is better, and the answer says 64 MB is slower.
+        let slower = Verdict([Self.run(policies: [.memoryCacheMB: "16"], mean: 10, megabytes: 8),
+                              Self.run(policies: [.memoryCacheMB: "64"], mean: 15, megabytes: 3)], traceFrames: 1_000)
+        #expect(slower.decision == .better && slower.recommended?.name == "threads ×5 memory-cache=16MB", "\(slower.lines)")
+        let answer = try #require(slower.answers.first)
+        #expect(answer.contexts[0].comparisons.map(\.relation) == [.slower] && answer.settled == "16", "\(answer.line)")
+        // 16 MB a hair faster, 64 MB no faster by more than the margin but downloading less beyond
+        // noise: memory against bytes, a tie in the first line and in the answer alike.
+        let shifts = (0..<20).map { Double($0 % 2) * 3.2 - 1.6 }
+        let tradeOff = Verdict([Self.run(policies: [.memoryCacheMB: "16"], mean: 9.4, megabytes: 8, spread: 0.1),
+                                Self.run(policies: [.memoryCacheMB: "64"], mean: 9.8, megabytes: 3, offsets: shifts, spread: 0.1)], traceFrames: 1_000)
+        let context = try #require(tradeOff.answers.first?.contexts.first)
+        #expect(tradeOff.decision == .tie && tradeOff.jsonObject["recommended"] is NSNull, "\(tradeOff.lines)")
+        #expect(context.choiceValue == "16" && context.decision == .tie && context.comparisons.map(\.relation) == [.tied], "\(tradeOff.lines)")
+        #expect(tradeOff.lines[1].hasPrefix("  memory-cache: a tie between 16MB and 64MB"), "\(tradeOff.lines[1])")
+    }
+
     @Test("a cell left out for an overloaded host, faster than the leader, is said in the first line")
     func unrankedFaster() {
         let overloaded = Self.run(policies: [.cancel: "none", .prefetch: "10"], mean: 14)
