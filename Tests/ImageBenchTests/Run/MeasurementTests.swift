@@ -142,7 +142,13 @@ struct MeasurementTests {
         #expect(written?["time"] as? String == "real")
         let verdict = try #require(written?["verdict"] as? [String: Any])
         let dimensions = try #require(verdict["dimensions"] as? [[String: Any]])
-        #expect(dimensions.map { $0["setting"] as? String } == ["strategy"] && (dimensions[0]["values"] as? [String]) == ["threads", "gcd"], "\(dimensions)")
+        // Only valid cells are compared (a host slowed by ThreadSanitizer can leave one unranked).
+        let valid = (verdict["cells"] as? [[String: Any]] ?? []).filter { $0["validity"] as? String == "valid" }.count
+        if valid == 2 {
+            #expect(dimensions.map { $0["setting"] as? String } == ["strategy"] && (dimensions.first?["values"] as? [String]) == ["threads", "gcd"], "\(dimensions)")
+        } else {
+            #expect(dimensions.isEmpty, "\(valid) valid cells: \(dimensions)")
+        }
         // A cell is recommended exactly where the first line recommends one.
         let decision = try #require(verdict["decision"] as? String), first = try #require((verdict["lines"] as? [String])?.first)
         #expect((verdict["recommended"] is NSNull) == !["better", "cheaper"].contains(decision) && first.hasPrefix("Recommended") == !(verdict["recommended"] is NSNull),
