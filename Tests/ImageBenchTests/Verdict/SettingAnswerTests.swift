@@ -24,17 +24,7 @@ struct SettingAnswerTests {
                 requests.append(request)
             }
         }
-        var summary = RunSummary()
-        summary.strategy = strategy.rawValue
-        summary.concurrency = limit
-        summary.requests = requests.count
-        summary.displayed = requests.count
-        summary.imagesDecoded = requests.count
-        summary.imagesLoaded = requests.count
-        summary.bytesDownloaded = Int(megabytes * 1e6)
-        summary.cpuUserS = 1
-        summary.achievedConcurrencyPeak = limit
-        summary.transport = "blocking"
+        let summary = VerdictTests.summary(strategy, limit, requests: requests.count, megabytes: megabytes)
         return RunResult(cell: RunCell(strategy: strategy, concurrency: limit, repetition: 1, variant: variant), summary: summary,
                          requests: requests, latency: LatencyHistogram(), stages: StageHistograms())
     }

@@ -21,21 +21,27 @@ struct VerdictTests {
                 requests.append(request)
             }
         }
-        var summary = RunSummary()
-        summary.strategy = strategy.rawValue
-        summary.concurrency = limit
-        summary.requests = requests.count
-        summary.displayed = requests.count
-        summary.imagesDecoded = requests.count
-        summary.imagesLoaded = requests.count
-        summary.bytesDownloaded = Int(megabytes * 1e6)
-        summary.cpuUserS = 1
-        summary.achievedConcurrencyPeak = limit
-        summary.transport = "blocking"
+        var summary = Self.summary(strategy, limit, requests: requests.count, megabytes: megabytes)
         summary.placeholder.mean = mean
         change(&summary)
         return RunResult(cell: RunCell(strategy: strategy, concurrency: limit, repetition: 1), summary: summary, requests: requests,
                          latency: LatencyHistogram(), stages: StageHistograms())
+    }
+
+    /// A run's summary where every request was loaded, decoded and shown, at 1 s of CPU.
+    static func summary(_ strategy: StrategyKind, _ limit: Int, requests: Int, megabytes: Double) -> RunSummary {
+        var summary = RunSummary()
+        summary.strategy = strategy.rawValue
+        summary.concurrency = limit
+        summary.requests = requests
+        summary.displayed = requests
+        summary.imagesDecoded = requests
+        summary.imagesLoaded = requests
+        summary.bytesDownloaded = Int(megabytes * 1e6)
+        summary.cpuUserS = 1
+        summary.achievedConcurrencyPeak = limit
+        summary.transport = "blocking"
+        return summary
     }
 
     /// `result` with one settle sample per rest, its rows waiting `waits` ms on average.
